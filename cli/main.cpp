@@ -1,0 +1,248 @@
+// vramcalc: the command-line tool. All file I/O and argument parsing live here; the estimation is
+// vramcalc_core's. Exit codes: 0 ok, 2 bad input (message on stderr). Nothing crashes.
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report.hpp"
+#include "vramcalc/estimate.hpp"
+#include "vramcalc/hf_config.hpp"
+#include "vramcalc/presets.hpp"
+#include "vramcalc/scenario_json.hpp"
+#include "vramcalc/validate.hpp"
+
+using nlohmann::json;
+namespace vc = vramcalc;
+
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kBadInput = 2;
+
+const char* kUsage = R"(vramcalc - GPU memory calculator for training and serving LLMs
+
+usage:
+  vramcalc inspect MODEL [--json]             parameter breakdown (MODEL: preset id or config.json path)
+  vramcalc estimate SCENARIO.json [--json]    memory bill for a scenario file
+  vramcalc estimate --model MODEL [--KEY VALUE ...] [--json]
+                                              the same from flags; KEY is any scenario key with - or _
+                                              (--gpu a100-80gb --method lora --lora-rank 16
+                                               --lora-targets all-linear --micro-batch 4 --seq-len 2048)
+  vramcalc validate REFERENCE.json [--json]   run reference data (parameter counts, measured runs,
+                                              formula cases) and summarise the errors
+  vramcalc presets [--json]                   list model and GPU presets
+  vramcalc --help | --version
+
+Bytes are exact integers; GiB = 2^30 bytes, GB = 10^9 bytes.
+)";
+
+struct BadInput : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+std::string read_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw BadInput("cannot read file '" + path + "'");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+bool file_exists(const std::string& path) {
+    std::ifstream f(path);
+    return f.good();
+}
+
+json parse_json_file(const std::string& path) {
+    json j = json::parse(read_file(path), nullptr, false);
+    if (j.is_discarded()) throw BadInput(path + ": not valid JSON");
+    return j;
+}
+
+const vc::Catalog& catalog() {
+    const auto& c = vc::builtin_catalog();
+    if (!c.ok()) throw std::runtime_error("built-in presets are broken:\n" + c.error_text());
+    return *c;
+}
+
+// A model argument: a preset id stays a string; a path becomes the config object it holds (a preset
+// file's "config" or a bare config.json).
+json resolve_model_arg(const json& model) {
+    if (!model.is_string()) return model;
+    const std::string s = model.get<std::string>();
+    if (catalog().find_model(s) || !file_exists(s)) return model;
+    json j = parse_json_file(s);
+    if (j.is_object() && j.contains("config") && !j.contains("model_type")) return j["config"];
+    return j;
+}
+
+void print_problems(const std::vector<vc::Problem>& errors) {
+    for (const auto& p : errors) std::cerr << "error: " << p.text() << "\n";
+}
+
+int cmd_inspect(const std::vector<std::string>& args, bool as_json) {
+    if (args.empty()) throw BadInput("inspect needs a MODEL (preset id or config.json path)");
+    const std::string& arg = args[0];
+    vc::ModelSpec spec;
+    std::vector<std::string> warnings;
+    if (const auto* p = catalog().find_model(arg)) {
+        spec = p->spec;
+    } else if (file_exists(arg)) {
+        auto r = vc::model_from_config(resolve_model_arg(json(arg)), arg);
+        if (!r.ok()) {
+            print_problems(r.errors);
+            return kBadInput;
+        }
+        spec = *r.value;
+        warnings = r.warnings;
+    } else {
+        throw BadInput("'" + arg + "' is neither a preset id (see `vramcalc presets`) nor a readable file");
+    }
+    const vc::ParamBreakdown p = vc::count_parameters(spec);
+    for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
+    if (as_json) {
+        json j = {{"name", spec.name},
+                  {"model_type", spec.model_type},
+                  {"parameters", p.total},
+                  {"active_parameters", p.active},
+                  {"breakdown",
+                   {{"embeddings", p.embeddings}, {"attention", p.attention}, {"mlp", p.mlp}, {"experts", p.experts},
+                    {"router", p.router}, {"norms", p.norms}, {"lm_head", p.lm_head}}},
+                  {"layers", spec.layers},
+                  {"hidden", spec.hidden},
+                  {"heads", spec.heads},
+                  {"kv_heads", spec.kv_heads},
+                  {"head_dim", spec.head_dim},
+                  {"vocab", spec.vocab},
+                  {"tied_embeddings", spec.tied_embeddings},
+                  {"warnings", warnings}};
+        std::cout << j.dump(2) << "\n";
+    } else {
+        std::cout << vc::cli::render_params(spec.name, spec, p);
+    }
+    return kOk;
+}
+
+// "--micro-batch 4" -> scenario["micro_batch"] = 4; "--lora-rank 16" -> scenario["lora"]["rank"] = 16.
+json scenario_from_flags(const std::vector<std::string>& args) {
+    json s = json::object();
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a.rfind("--", 0) != 0) throw BadInput("unexpected argument '" + a + "' (flags are --key value)");
+        if (i + 1 >= args.size()) throw BadInput("flag " + a + " needs a value");
+        std::string key = a.substr(2);
+        for (auto& c : key)
+            if (c == '-') c = '_';
+        const std::string& text = args[++i];
+        json value = json::parse(text, nullptr, false);
+        if (value.is_discarded() || value.is_object() || value.is_array()) value = text;  // plain strings
+        if (key.rfind("lora_", 0) == 0) {
+            std::string sub = key.substr(5);
+            if (sub == "targets" && text != "all-linear") {
+                json list = json::array();
+                std::stringstream ss(text);
+                for (std::string t; std::getline(ss, t, ',');) list.push_back(t);
+                value = list;
+            }
+            s["lora"][sub] = value;
+        } else if (key == "gpu_memory_gib") {
+            s["gpu"] = {{"name", "custom GPU"}, {"memory_gib", value}};
+        } else {
+            s[key] = value;
+        }
+    }
+    return s;
+}
+
+int cmd_estimate(const std::vector<std::string>& args, bool as_json) {
+    if (args.empty()) throw BadInput("estimate needs a SCENARIO.json or --model MODEL");
+    json scenario = args[0].rfind("--", 0) == 0 ? scenario_from_flags(args) : parse_json_file(args[0]);
+    if (args[0].rfind("--", 0) != 0 && args.size() > 1) {
+        json overrides = scenario_from_flags({args.begin() + 1, args.end()});
+        if (scenario.is_object()) scenario.merge_patch(overrides);
+    }
+    if (scenario.is_object() && scenario.contains("model")) scenario["model"] = resolve_model_arg(scenario["model"]);
+    auto sc = vc::scenario_from_json(scenario, catalog());
+    for (const auto& w : sc.warnings) std::cerr << "warning: " << w << "\n";
+    if (!sc.ok()) {
+        print_problems(sc.errors);
+        return kBadInput;
+    }
+    const vc::Bill bill = vc::estimate(*sc);
+    if (as_json) std::cout << vc::bill_to_json(bill).dump(2) << "\n";
+    else std::cout << vc::cli::render_bill(bill);
+    return kOk;
+}
+
+int cmd_validate(const std::vector<std::string>& args, bool as_json) {
+    if (args.empty()) throw BadInput("validate needs a REFERENCE.json");
+    auto rep = vc::validate_reference(parse_json_file(args[0]), catalog());
+    if (!rep.ok()) {
+        print_problems(rep.errors);
+        return kBadInput;
+    }
+    if (as_json) std::cout << vc::report_to_json(*rep).dump(2) << "\n";
+    else std::cout << vc::cli::render_validation(*rep);
+    return kOk;
+}
+
+int cmd_presets(bool as_json) {
+    const auto& c = catalog();
+    if (!as_json) {
+        std::cout << vc::cli::render_presets(c);
+        return kOk;
+    }
+    json models = json::array(), gpus = json::array();
+    for (const auto& m : c.models())
+        models.push_back({{"id", m.id}, {"name", m.name}, {"hub_id", m.hub_id}, {"family", m.family},
+                          {"parameters", m.params.total}, {"active_parameters", m.params.active}});
+    for (const auto& g : c.gpus())
+        gpus.push_back({{"id", g.id}, {"name", g.name}, {"vendor", g.vendor}, {"memory_bytes", g.memory_bytes}});
+    std::cout << json{{"models", models}, {"gpus", gpus}}.dump(2) << "\n";
+    return kOk;
+}
+
+int run(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    bool as_json = false;
+    std::vector<std::string> rest;
+    for (const auto& a : args) {
+        if (a == "--json") as_json = true;
+        else rest.push_back(a);
+    }
+    if (rest.empty() || rest[0] == "--help" || rest[0] == "-h" || rest[0] == "help") {
+        std::cout << kUsage;
+        return rest.empty() ? kBadInput : kOk;
+    }
+    if (rest[0] == "--version") {
+        std::cout << "vramcalc 0.1.0\n";
+        return kOk;
+    }
+    const std::string cmd = rest[0];
+    std::vector<std::string> params(rest.begin() + 1, rest.end());
+    if (cmd == "inspect") return cmd_inspect(params, as_json);
+    if (cmd == "estimate") return cmd_estimate(params, as_json);
+    if (cmd == "validate") return cmd_validate(params, as_json);
+    if (cmd == "presets") return cmd_presets(as_json);
+    throw BadInput("unknown command '" + cmd + "' (allowed: inspect, estimate, validate, presets; see --help)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const BadInput& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return kBadInput;
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return kBadInput;
+    }
+}

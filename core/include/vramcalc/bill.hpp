@@ -1,0 +1,47 @@
+// Bill: the answer to a Scenario — memory per GPU, line by line, with the peak figures that
+// PyTorch (allocated, reserved) and nvidia-smi (device) would report. JSON names follow
+// shared/spec/scenario.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vramcalc/gpu.hpp"
+#include "vramcalc/model.hpp"
+
+namespace vramcalc {
+
+struct Component {
+    std::string id;      // "weights", "gradients", "optimizer", "activations", "logits", "kv_cache", ...
+    std::int64_t bytes = 0;
+    std::string detail;  // how it was computed, in words and numbers
+};
+
+struct Bill {
+    std::string model_name;
+    std::int64_t parameters = 0;
+    std::int64_t active_parameters = 0;
+    std::int64_t trainable_parameters = 0;
+
+    std::vector<Component> components;  // per GPU, at the peak
+    std::int64_t peak_allocated_bytes = 0;  // torch.cuda.max_memory_allocated()
+    std::int64_t peak_reserved_bytes = 0;   // torch.cuda.max_memory_reserved()
+    std::int64_t device_bytes = 0;          // nvidia-smi, for the process
+    std::int64_t cpu_bytes = 0;             // host memory (offload, llama.cpp CPU layers)
+
+    GpuSpec gpu;
+    bool fits = false;                      // device_bytes <= gpu.memory_bytes
+    std::optional<std::int64_t> max_micro_batch;  // training: largest micro_batch within target utilisation
+    std::optional<std::int64_t> max_batch;        // inference: largest batch within target utilisation
+    std::vector<std::string> warnings;
+
+    std::int64_t component(const std::string& id) const {
+        for (const auto& c : components)
+            if (c.id == id) return c.bytes;
+        return 0;
+    }
+};
+
+}  // namespace vramcalc

@@ -1,0 +1,108 @@
+// ModelSpec: what the estimator knows about a model, built from a Hugging Face config.json.
+//
+// Two views of the same model:
+//  - dimensions (hidden, layers, heads, ...) that the activation and KV-cache models use;
+//  - an inventory of parameter tensors grouped by identical shape (ParamGroup) from which parameter
+//    counts, LoRA adapter sizes and per-tensor optimizer states are derived exactly.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vramcalc {
+
+using i64 = std::int64_t;
+
+// Where a parameter belongs in the breakdown the user sees.
+enum class ParamCategory { embeddings, attention, mlp, experts, router, norms, lm_head };
+const char* to_string(ParamCategory c);
+
+// A set of `count` identical parameter tensors (one per layer, per expert, ...).
+struct ParamGroup {
+    std::string name;       // module leaf name as in the HF class: "q_proj", "query_key_value", "wte", ...
+    ParamCategory category = ParamCategory::attention;
+    i64 rows = 0;           // Linear: out_features; Embedding: num_embeddings; norm: normalized size
+    i64 cols = 0;           // Linear: in_features;  Embedding: embedding_dim;  norm/vector: 1
+    bool bias = false;      // a bias vector of `rows` elements comes with each tensor
+    i64 count = 1;          // how many such tensors exist in the model
+    bool is_linear = false; // an nn.Linear (LoRA / quantisation candidates)
+    bool routed_expert = false;  // belongs to a routed MoE expert (inactive unless selected)
+    int layer_stack = 0;    // 0: decoder (or only) stack, 1: encoder stack of encoder-decoders
+
+    i64 numel_each() const { return rows * cols + (bias ? rows : 0); }
+};
+
+enum class Arch { decoder, encoder, encoder_decoder };
+enum class MlpKind { gated, plain };   // gated: SwiGLU/GeGLU (3 matrices); plain: fc1 -> act -> fc2
+enum class NormKind { rms, layer };
+enum class AttentionKind { standard, mla };
+
+struct MoeSpec {
+    i64 experts = 0;              // routed experts per MoE layer (0: dense model)
+    i64 top_k = 0;                // experts each token is routed to
+    i64 shared_experts = 0;       // always-active experts (DeepSeek, Qwen2-MoE's shared expert)
+    i64 expert_intermediate = 0;  // FFN width of one routed expert
+    i64 shared_intermediate = 0;  // FFN width of the shared expert block (total)
+    i64 moe_layers = 0;           // how many layers are MoE (others are dense)
+};
+
+struct MlaSpec {                  // DeepSeek-V2/V3 multi-head latent attention
+    i64 q_lora_rank = 0;          // 0: q is a plain projection
+    i64 kv_lora_rank = 0;
+    i64 qk_nope_head_dim = 0;
+    i64 qk_rope_head_dim = 0;
+    i64 v_head_dim = 0;
+};
+
+struct ModelSpec {
+    std::string name;        // display name (preset name or "config.json")
+    std::string model_type;  // as in config.json
+    Arch arch = Arch::decoder;
+
+    i64 vocab = 0;
+    i64 hidden = 0;
+    i64 layers = 0;          // decoder layers (or encoder layers for encoder-only models)
+    i64 encoder_layers = 0;  // encoder-decoder models only
+    i64 heads = 0;
+    i64 kv_heads = 0;
+    i64 head_dim = 0;        // per-head width of q and k (MLA: nope + rope)
+    i64 v_head_dim = 0;      // per-head width of v (differs from head_dim only for MLA)
+    i64 intermediate = 0;    // dense FFN width
+    i64 max_positions = 0;
+    MlpKind mlp = MlpKind::gated;
+    NormKind norm = NormKind::rms;
+    AttentionKind attention = AttentionKind::standard;
+    bool tied_embeddings = false;
+    bool qk_norm = false;
+    double hidden_dropout = 0.0;
+    double attention_dropout = 0.0;
+    i64 sliding_window = 0;  // 0: none
+    MoeSpec moe;
+    MlaSpec mla;
+
+    // Models given only as a parameter count (e.g. "the ZeRO paper's 7.5B model"): no shapes.
+    bool count_only = false;
+    i64 declared_parameters = 0;
+
+    std::vector<ParamGroup> params;
+};
+
+// Exact parameter counts (numel of the HF model class; tied embeddings counted once).
+struct ParamBreakdown {
+    i64 total = 0;
+    i64 active = 0;          // per token: routed experts counted top_k / experts
+    i64 embeddings = 0;
+    i64 attention = 0;
+    i64 mlp = 0;             // dense MLPs and shared experts
+    i64 experts = 0;         // routed experts
+    i64 router = 0;
+    i64 norms = 0;
+    i64 lm_head = 0;         // 0 when tied to the input embedding
+    i64 linear = 0;          // parameters in nn.Linear weights and biases (quantisable by bnb/GPTQ)
+    bool overflow = false;   // a count did not fit in 64 bits (absurd input)
+};
+
+ParamBreakdown count_parameters(const ModelSpec& m);
+
+}  // namespace vramcalc

@@ -1,0 +1,89 @@
+// Scenario: one question a user asks ("this model, this workload, these settings, on these GPUs").
+// Field names and values follow shared/spec/scenario.md (the public JSON interface); the JSON
+// mapping lives in scenario_json.cpp only. Defaults are what a user of `framework` gets.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vramcalc/gpu.hpp"
+#include "vramcalc/model.hpp"
+
+namespace vramcalc {
+
+enum class Workload { train, infer };
+enum class Framework { hf, torchtune, litgpt, deepspeed, megatron, vllm, llamacpp };
+enum class Method { full, lora, qlora, freeze };
+enum class Precision { fp32, fp16_mixed, bf16_mixed, fp16, bf16 };
+enum class Optimizer { adamw, adamw_8bit, paged_adamw_8bit, adafactor, sgd, sgd_momentum, lion };
+enum class Quantization { none, nf4, nf4_dq, int8 };
+enum class Checkpointing { none, full, selective, offload };
+enum class Attention { eager, sdpa, flash };
+enum class Loss { standard, chunked, fused };
+enum class Sharding { none, zero1, zero2, zero3, fsdp_full, fsdp_grad_op };
+enum class Offload { none, optimizer, optimizer_params };
+enum class KvDtype { automatic, fp16, bf16, fp8, q8_0, q4_0 };
+
+struct LoraSetup {
+    std::int64_t rank = 8;
+    double alpha = 16;
+    bool all_linear = false;                             // "targets": "all-linear"
+    std::vector<std::string> targets = {"q_proj", "v_proj"};  // PEFT's default for Llama-style models
+    double dropout = 0.05;
+    bool train_embeddings = false;
+};
+
+struct Scenario {
+    // The model, resolved (preset, inline config.json, or a parameter-count-only model).
+    ModelSpec model;
+    std::string model_ref;  // the preset id, or "inline" for an inline config
+
+    Workload workload = Workload::train;
+    Framework framework = Framework::hf;
+    GpuSpec gpu;            // resolved preset or custom GPU
+    std::int64_t num_gpus = 1;
+    double target_utilization = 0.9;  // share of GPU memory the max-batch solver may use
+
+    // Training
+    Method method = Method::full;
+    Precision precision = Precision::bf16_mixed;
+    Optimizer optimizer = Optimizer::adamw;
+    LoraSetup lora;
+    Quantization quantization = Quantization::none;
+    std::int64_t trainable_layers = 2;  // method "freeze": the last N layers are trained
+    std::int64_t micro_batch = 1;
+    std::int64_t seq_len = 2048;
+    std::int64_t grad_accum = 1;
+    Checkpointing checkpointing = Checkpointing::none;
+    Attention attention = Attention::sdpa;
+    Loss loss = Loss::standard;
+    Sharding sharding = Sharding::none;
+    Offload offload = Offload::none;
+    std::int64_t tp = 1, pp = 1, cp = 1, ep = 1;
+    bool sp = false;
+
+    // Inference
+    std::string weights = "bf16";  // fp32, bf16, fp16, fp8, int8, nf4, nf4-dq, gptq-int4, awq-int4, gptq-int8, gguf-*
+    KvDtype kv_dtype = KvDtype::automatic;
+    std::int64_t batch = 1;
+    std::int64_t prompt_len = 1024;
+    std::int64_t gen_len = 256;
+    double gpu_memory_utilization = 0.9;
+};
+
+// Names used in JSON, for enums (one table per enum in scenario_json.cpp).
+const char* to_string(Workload v);
+const char* to_string(Framework v);
+const char* to_string(Method v);
+const char* to_string(Precision v);
+const char* to_string(Optimizer v);
+const char* to_string(Quantization v);
+const char* to_string(Checkpointing v);
+const char* to_string(Attention v);
+const char* to_string(Loss v);
+const char* to_string(Sharding v);
+const char* to_string(Offload v);
+const char* to_string(KvDtype v);
+
+}  // namespace vramcalc

@@ -1,0 +1,46 @@
+// Validation against reference data in the format of shared/reference/ (copied to tests/data/):
+// exact parameter counts, measured runs (peak memory, OOM) and published formula cases.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "vramcalc/catalog.hpp"
+#include "vramcalc/diagnostics.hpp"
+
+namespace vramcalc {
+
+struct EntryResult {
+    std::string id;
+    std::string kind;    // "parameters", "measured", "formula", "skipped"
+    std::string status;  // "exact", "mismatch", "ok", "oom-correct", "oom-missed", "matched", "unsupported", "error", "no-scenario"
+    std::string metric;  // measured: allocated | reserved | active | device; formula: the expected key
+    double expected = 0;
+    double estimated = 0;
+    std::optional<double> abs_pct_error;  // measured runs with a byte figure
+    std::string message;
+};
+
+struct ValidationReport {
+    std::vector<EntryResult> entries;
+    int count = 0;  // measured runs with an error figure
+    double median_abs_pct_error = 0, p90_abs_pct_error = 0, max_abs_pct_error = 0;
+    int params_exact = 0, params_total = 0;
+    int oom_correct = 0, oom_total = 0;
+    int formulas_matched = 0, formulas_total = 0;
+};
+
+// `reference` is a JSON array of entries (or an object holding one under "entries"/"runs"/"cases").
+Result<ValidationReport> validate_reference(const nlohmann::json& reference, const Catalog& catalog);
+
+nlohmann::json report_to_json(const ValidationReport& r);
+
+// KV-cache bytes per token for one sequence (all layers): 2 x layers x kv_heads x head_dim x bytes, or
+// the MLA latent (kv_lora_rank + qk_rope_head_dim) x layers x bytes for engines that store it.
+double kv_bytes_per_token(const ModelSpec& m, double element_bytes, bool mla_latent);
+
+}  // namespace vramcalc

@@ -1,0 +1,45 @@
+# End-to-end checks of the real `vramcalc` binary: outputs and exit codes (0 ok, 2 bad input).
+# Run by CTest with -DCLI=<path> -DDATA=<tests/data>.
+function(expect_run code needle)
+  execute_process(COMMAND ${CLI} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL code)
+    message(FATAL_ERROR "vramcalc ${ARGN}: exit ${rc}, expected ${code}\nstdout: ${out}\nstderr: ${err}")
+  endif()
+  string(FIND "${out}${err}" "${needle}" pos)
+  if(pos EQUAL -1)
+    message(FATAL_ERROR "vramcalc ${ARGN}: output lacks '${needle}'\nstdout: ${out}\nstderr: ${err}")
+  endif()
+endfunction()
+
+set(tmp "${CMAKE_CURRENT_BINARY_DIR}/cli_test_tmp")
+file(MAKE_DIRECTORY "${tmp}")
+
+expect_run(0 "\"parameters\": 8030261248" inspect llama-3.1-8b --json)
+expect_run(0 "\"active_parameters\": 8030261248" inspect llama-3.1-8b --json)
+expect_run(0 "6,738,415,616" inspect llama-2-7b)
+# A real config.json file on disk (a preset's config written out).
+file(WRITE "${tmp}/config.json" [=[{"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "vocab_size": 50257,
+  "n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024, "n_inner": null}]=])
+expect_run(0 "\"parameters\": 124439808" inspect ${tmp}/config.json --json)
+expect_run(0 "llama-3.1-8b" presets)
+expect_run(0 "\"gpus\"" presets --json)
+expect_run(0 "peak allocated" estimate --model llama-3.1-8b --method lora --gpu a100-80gb)
+expect_run(0 "\"peak_allocated_bytes\"" estimate --model qwen2.5-7b --workload infer --batch 8 --json)
+file(WRITE "${tmp}/scenario.json" [=[{"model": "llama-3.1-8b", "method": "lora", "lora": {"rank": 16, "targets": "all-linear"}}]=])
+expect_run(0 "\"components\"" estimate ${tmp}/scenario.json --json)
+file(WRITE "${tmp}/scenario_path.json" "{\"model\": \"${tmp}/config.json\", \"workload\": \"infer\"}")
+expect_run(0 "kv_cache" estimate ${tmp}/scenario_path.json)
+expect_run(0 "\"params_exact\": 27" validate ${DATA}/param_counts.json --json)
+expect_run(0 "\"formulas_total\": 74" validate ${DATA}/formula_cases.json --json)
+expect_run(0 "\"oom_total\"" validate ${DATA}/measured_runs.json --json)
+
+# Bad input: exit 2 with the field named.
+expect_run(2 "unknown preset id" estimate --model not-a-model)
+expect_run(2 "micro_batch: got 0" estimate --model gpt2 --micro-batch 0)
+expect_run(2 "neither a preset id" inspect /no/such/file.json)
+file(WRITE "${tmp}/broken.json" "{ \"model\": ")
+expect_run(2 "not valid JSON" estimate ${tmp}/broken.json)
+file(WRITE "${tmp}/bad_config.json" [=[{"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096}]=])
+expect_run(2 "num_hidden_layers" inspect ${tmp}/bad_config.json)
+expect_run(2 "unknown command" frobnicate)
+expect_run(2 "needs a value" estimate --model)

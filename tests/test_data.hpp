@@ -1,0 +1,25 @@
+// Test-side helpers: reading tests/data (file I/O stays out of the core).
+#pragma once
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "vramcalc/presets.hpp"
+
+namespace vramcalc::test {
+
+inline std::string data_path(const std::string& name) { return std::string(VRAMCALC_TEST_DATA) + "/" + name; }
+
+inline nlohmann::json load_json(const std::string& name) {
+    std::ifstream f(data_path(name), std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return nlohmann::json::parse(ss.str(), nullptr, false);
+}
+
+inline const Catalog& catalog() { return *builtin_catalog().value; }
+
+}  // namespace vramcalc::test

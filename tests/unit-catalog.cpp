@@ -1,0 +1,58 @@
+// The built-in presets: they parse, they are numerous enough, and every model and GPU the reference
+// data names exists.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "test_data.hpp"
+
+using namespace vramcalc;
+
+TEST_CASE("catalog: built-in presets parse without problems") {
+    const auto& c = builtin_catalog();
+    INFO(c.error_text());
+    REQUIRE(c.ok());
+    CHECK(c->models().size() >= 30);
+    CHECK(c->gpus().size() >= 25);
+    for (const auto& g : c->gpus()) {
+        INFO(g.id);
+        CHECK(g.memory_bytes > (1LL << 30));
+        CHECK_FALSE(g.source.empty());
+    }
+    for (const auto& m : c->models()) {
+        INFO(m.id);
+        CHECK_FALSE(m.source.empty());
+        CHECK_FALSE(m.hub_id.empty());
+        CHECK(m.params.total > 0);
+    }
+}
+
+TEST_CASE("catalog: every model and GPU named by the reference data has a preset") {
+    std::set<std::string> models, gpus;
+    for (const char* file : {"measured_runs.json", "formula_cases.json"}) {
+        for (const auto& e : test::load_json(file)) {
+            if (!e.contains("scenario") || !e["scenario"].is_object()) continue;
+            const auto& s = e["scenario"];
+            if (s.contains("model") && s["model"].is_string()) models.insert(s["model"].get<std::string>());
+            if (s.contains("gpu") && s["gpu"].is_string()) gpus.insert(s["gpu"].get<std::string>());
+        }
+    }
+    for (const auto& e : test::load_json("model_configs.json")) models.insert(e["id"].get<std::string>());
+    for (const auto& id : models) {
+        INFO("model " << id);
+        CHECK(test::catalog().find_model(id) != nullptr);
+    }
+    for (const auto& id : gpus) {
+        INFO("gpu " << id);
+        CHECK(test::catalog().find_gpu(id) != nullptr);
+    }
+}
+
+TEST_CASE("catalog: presets of reference models carry the reference config") {
+    for (const auto& e : test::load_json("model_configs.json")) {
+        const auto* p = test::catalog().find_model(e["id"].get<std::string>());
+        REQUIRE(p);
+        INFO(p->id);
+        CHECK(nlohmann::json::parse(p->config_json) == e["config"]);
+    }
+}

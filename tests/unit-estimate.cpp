@@ -1,0 +1,97 @@
+// The simple parts of the bill, pinned against hand-computed byte counts.
+#include <catch2/catch.hpp>
+
+#include "test_data.hpp"
+#include "vramcalc/estimate.hpp"
+#include "vramcalc/scenario_json.hpp"
+
+using namespace vramcalc;
+
+namespace {
+Bill bill(const char* text) {
+    auto r = scenario_from_text(text, test::catalog());
+    INFO(r.error_text());
+    REQUIRE(r.ok());
+    return estimate(*r);
+}
+constexpr std::int64_t kLlama8B = 8030261248;
+constexpr std::int64_t kContext = 1343LL * 1048576;  // HF training anatomy, V100
+}  // namespace
+
+TEST_CASE("estimate: full fine-tuning model states by recipe") {
+    struct Case { const char* scenario; std::int64_t weights, master, grads, optimizer; };
+    const std::int64_t P = kLlama8B;
+    const Case cases[] = {
+        // HF Trainer AMP: fp32 model, fp32 grads, two fp32 Adam states = 16 B/param.
+        {R"({"model": "llama-3.1-8b", "precision": "bf16-mixed"})", 4 * P, 0, 4 * P, 8 * P},
+        // DeepSpeed mixed precision: 2 + 4 (master) + 2 + 8 = 16 B/param (ZeRO paper).
+        {R"({"model": "llama-3.1-8b", "precision": "bf16-mixed", "framework": "deepspeed"})", 2 * P, 4 * P, 2 * P, 8 * P},
+        // Megatron: fp32 main grads: 18 B/param.
+        {R"({"model": "llama-3.1-8b", "precision": "bf16-mixed", "framework": "megatron"})", 2 * P, 4 * P, 4 * P, 8 * P},
+        // bf16-true (torchtune): 8 B/param.
+        {R"({"model": "llama-3.1-8b", "precision": "bf16", "framework": "torchtune"})", 2 * P, 0, 2 * P, 4 * P},
+        {R"({"model": "llama-3.1-8b", "precision": "fp32", "optimizer": "sgd"})", 4 * P, 0, 4 * P, 0},
+        {R"({"model": "llama-3.1-8b", "precision": "fp32", "optimizer": "sgd-momentum"})", 4 * P, 0, 4 * P, 4 * P},
+        {R"({"model": "llama-3.1-8b", "precision": "bf16", "optimizer": "lion"})", 2 * P, 0, 2 * P, 2 * P},
+    };
+    for (const auto& c : cases) {
+        INFO(c.scenario);
+        const Bill b = bill(c.scenario);
+        CHECK(b.component("weights") == c.weights);
+        CHECK(b.component("master_weights") == c.master);
+        CHECK(b.component("gradients") == c.grads);
+        CHECK(b.component("optimizer") == c.optimizer);
+        CHECK(b.component("cuda_context") == kContext);
+        CHECK(b.trainable_parameters == P);
+    }
+}
+
+TEST_CASE("estimate: LoRA adapters on q_proj and v_proj of Llama-3.1-8B") {
+    // Per layer: q_proj 4096 -> 4096 and v_proj 4096 -> 1024 (GQA); rank 8: 8 x (4096+4096) + 8 x (4096+1024).
+    const std::int64_t adapters = 32LL * (8 * (4096 + 4096) + 8 * (4096 + 1024));
+    const Bill b = bill(R"({"model": "llama-3.1-8b", "method": "lora", "precision": "bf16"})");
+    CHECK(b.trainable_parameters == adapters);
+    CHECK(b.component("weights") == 2 * kLlama8B);   // frozen bf16 base
+    CHECK(b.component("lora") == 4 * adapters);      // PEFT keeps adapters in fp32
+    CHECK(b.component("gradients") == 4 * adapters);
+    CHECK(b.component("optimizer") == 8 * adapters);
+}
+
+TEST_CASE("estimate: QLoRA nf4 base weights") {
+    const Bill b = bill(R"({"model": "llama-3.1-8b", "method": "qlora", "quantization": "nf4", "framework": "torchtune",
+                           "precision": "bf16"})");
+    // Linear layers (all but the 525M-param embedding and lm_head) at 4.5 bits; the rest in bf16.
+    const double linear = 8030261248.0 - 2 * 525336576.0 - 32 * 2 * 4096 - 4096;
+    const double expected = linear * 0.5625 + (2 * 525336576.0 + 32 * 2 * 4096 + 4096) * 2;
+    CHECK(static_cast<double>(b.component("weights")) == Approx(expected).epsilon(1e-9));
+}
+
+TEST_CASE("estimate: inference weights and KV cache") {
+    const Bill b = bill(R"({"model": "llama-3.1-8b", "workload": "infer", "weights": "bf16", "batch": 4,
+                           "prompt_len": 1000, "gen_len": 24})");
+    CHECK(b.component("weights") == 2 * kLlama8B);
+    CHECK(b.component("kv_cache") == 131072LL * 1024 * 4);  // 128 KiB per token (formula_cases.json)
+    const Bill q = bill(R"({"model": "llama-3.1-8b", "workload": "infer", "weights": "gptq-int4"})");
+    CHECK(q.component("weights") < b.component("weights") / 2);  // 16-bit embeddings and lm_head stay
+    REQUIRE(b.max_batch.has_value());
+    CHECK(*b.max_batch > 0);
+}
+
+TEST_CASE("estimate: totals are the sum of components and fits agrees with the numbers") {
+    const char* scenarios[] = {R"({"model": "llama-3.1-8b"})", R"({"model": "llama-3.1-70b", "gpu": "rtx-4090"})",
+                               R"({"model": "qwen2.5-7b", "workload": "infer", "batch": 64})"};
+    for (const char* s : scenarios) {
+        INFO(s);
+        const Bill b = bill(s);
+        std::int64_t sum = 0;
+        for (const auto& c : b.components) {
+            CHECK(c.bytes >= 0);
+            sum += c.bytes;
+        }
+        CHECK(sum == b.device_bytes);
+        CHECK(b.peak_allocated_bytes <= b.peak_reserved_bytes);
+        CHECK(b.peak_reserved_bytes <= b.device_bytes);
+        CHECK(b.fits == (b.device_bytes <= b.gpu.memory_bytes));
+    }
+    CHECK_FALSE(bill(R"({"model": "llama-3.1-70b", "gpu": "rtx-4090"})").fits);
+}

@@ -1,0 +1,91 @@
+// config.json parsing: bad input gives an error naming the field and what is allowed; nothing throws.
+#include <catch2/catch.hpp>
+
+#include "vramcalc/hf_config.hpp"
+
+using namespace vramcalc;
+
+namespace {
+const char* kLlama = R"({"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008,
+  "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8})";
+}
+
+TEST_CASE("hf_config: errors name the field and the rule") {
+    struct Case { const char* json; const char* field; const char* words; };
+    const Case cases[] = {
+        {"not json", "config", "not valid JSON"},
+        {"[1,2]", "config", "expected a JSON object"},
+        {R"({"vocab_size": 1})", "config.model_type", "missing"},
+        {R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 32})",
+         "config.vocab_size", "missing"},
+        {R"({"model_type": "llama", "vocab_size": 0, "hidden_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 32, "intermediate_size": 8})",
+         "config.vocab_size", "from 1"},
+        {R"({"model_type": "llama", "vocab_size": -5, "hidden_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 32, "intermediate_size": 8})",
+         "config.vocab_size", "got -5"},
+        {R"({"model_type": "llama", "vocab_size": "32000", "hidden_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 32, "intermediate_size": 8})",
+         "config.vocab_size", "expected an integer"},
+        {R"({"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 30, "intermediate_size": 8})",
+         "config.num_attention_heads", "does not divide hidden_size"},
+        {R"({"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 32, "num_key_value_heads": 5, "intermediate_size": 8})",
+         "config.num_key_value_heads", "does not divide"},
+        {R"({"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 32})",
+         "config.intermediate_size", "missing"},
+        {R"({"model_type": "llama", "vocab_size": 1e300, "hidden_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 32, "intermediate_size": 8})",
+         "config.vocab_size", "expected an integer"},
+        {R"({"model_type": "llama", "vocab_size": 18446744073709551615, "hidden_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 32, "intermediate_size": 8})",
+         "config.vocab_size", "expected an integer"},
+        {R"({"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096.5, "num_hidden_layers": 2, "num_attention_heads": 32, "intermediate_size": 8})",
+         "config.hidden_size", "expected an integer"},
+        {R"({"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 32, "intermediate_size": 8, "tie_word_embeddings": "yes"})",
+         "config.tie_word_embeddings", "true or false"},
+        {R"({"model_type": "qwen2_moe", "vocab_size": 32000, "hidden_size": 1024, "num_hidden_layers": 2, "num_attention_heads": 16, "intermediate_size": 8, "num_experts": 4, "mlp_only_layers": [7]})",
+         "config.mlp_only_layers", "layer index"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.json);
+        auto r = model_from_config_text(c.json);
+        REQUIRE_FALSE(r.ok());
+        REQUIRE_FALSE(r.errors.empty());
+        const std::string text = r.error_text();
+        CHECK(text.find(c.field) != std::string::npos);
+        CHECK(text.find(c.words) != std::string::npos);
+    }
+}
+
+TEST_CASE("hf_config: integral floats, null values and aliases are accepted") {
+    auto r = model_from_config_text(R"({"model_type": "gpt2", "vocab_size": 50257.0, "n_embd": 768, "n_layer": 12,
+        "n_head": 12, "n_inner": null, "n_positions": 1024})");
+    REQUIRE(r.ok());
+    CHECK(count_parameters(*r).total == 124439808);
+}
+
+TEST_CASE("hf_config: dimensions for activations and KV cache") {
+    auto r = model_from_config_text(kLlama);
+    REQUIRE(r.ok());
+    CHECK(r->head_dim == 128);
+    CHECK(r->kv_heads == 8);
+    CHECK(r->mlp == MlpKind::gated);
+    CHECK(r->norm == NormKind::rms);
+    CHECK_FALSE(r->tied_embeddings);
+}
+
+TEST_CASE("hf_config: absurd sizes give an error, never a wrapped count") {
+    auto r = model_from_config_text(R"({"model_type": "mixtral", "vocab_size": 16000000, "hidden_size": 1000000,
+        "intermediate_size": 1000000, "num_hidden_layers": 10000, "num_attention_heads": 8, "num_local_experts": 60000})");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error_text().find("overflow") != std::string::npos);
+}
+
+TEST_CASE("hf_config: every supported model_type builds") {
+    for (const auto& t : supported_model_types()) {
+        INFO(t);
+        std::string cfg = R"({"model_type": ")" + t + R"(", "vocab_size": 1000, "hidden_size": 256, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "intermediate_size": 512, "max_position_embeddings": 128, "n_positions": 128,
+            "d_ff": 512, "num_experts": 4, "n_routed_experts": 4, "moe_intermediate_size": 128, "kv_lora_rank": 32,
+            "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 16, "num_experts_per_tok": 2})";
+        auto r = model_from_config_text(cfg);
+        REQUIRE(r.ok());
+        CHECK(r.warnings.empty());
+        CHECK(count_parameters(*r).total > 0);
+    }
+}

@@ -1,0 +1,56 @@
+// The validation runner on the reference files: it runs every entry and reports the summary keys.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "test_data.hpp"
+#include "vramcalc/validate.hpp"
+
+using namespace vramcalc;
+
+TEST_CASE("validate: parameter counts are all exact") {
+    for (const char* f : {"param_counts.json", "param_counts_extra.json"}) {
+        INFO(f);
+        auto r = validate_reference(test::load_json(f), test::catalog());
+        REQUIRE(r.ok());
+        CHECK(r->params_total > 0);
+        CHECK(r->params_exact == r->params_total);
+    }
+}
+
+TEST_CASE("validate: KV-cache formula cases are reproduced to their printed precision") {
+    auto r = validate_reference(test::load_json("formula_cases.json"), test::catalog());
+    REQUIRE(r.ok());
+    int kv = 0;
+    for (const auto& e : r->entries) {
+        if (e.id.rfind("kv-", 0) != 0 || e.status == "unsupported") continue;
+        INFO(e.id);
+        CHECK(e.status == "matched");
+        ++kv;
+    }
+    CHECK(kv >= 14);
+    CHECK(r->formulas_total == 74);
+}
+
+TEST_CASE("validate: measured runs produce the summary the CLI prints") {
+    auto r = validate_reference(test::load_json("measured_runs.json"), test::catalog());
+    REQUIRE(r.ok());
+    CHECK(r->entries.size() == 244);
+    CHECK(r->count > 100);
+    for (const auto& e : r->entries) {
+        INFO(e.id << ": " << e.message);
+        CHECK(e.status != "error");
+    }
+    const auto j = report_to_json(*r);
+    for (const char* k : {"count", "median_abs_pct_error", "p90_abs_pct_error", "max_abs_pct_error", "params_exact",
+                          "params_total", "oom_correct", "oom_total", "formulas_matched", "formulas_total", "entries"})
+        CHECK(j.contains(k));
+}
+
+TEST_CASE("validate: malformed reference files are errors") {
+    CHECK_FALSE(validate_reference(nlohmann::json(5), test::catalog()).ok());
+    auto r = validate_reference(nlohmann::json::parse(R"([{"id": "x", "parameters": 5, "config": {"model_type": 3}},
+        {"id": "y", "expected": {"bytes_per_token": 1}, "inputs": {"layers": "a", "head_dim": 1, "kv_heads": 1}}, 7])"),
+                                test::catalog());
+    REQUIRE_FALSE(r.ok());  // the bare 7 is not an entry
+}
