@@ -117,8 +117,8 @@ case "$cmd" in
     setup; build_native
     case "${1:-}" in
       --cli|"")
-        say "default scenario (Llama-3.1-8B, LoRA, H100 80GB):"
-        "$BUILD_NATIVE/cli/vramcalc" estimate --model llama-3.1-8b --method lora --gpu h100-80gb ;;
+        say "default scenario (Llama-3.1-8B, LoRA rank 8, bf16, H100 80GB):"
+        "$BUILD_NATIVE/cli/vramcalc" estimate --model llama-3.1-8b --method lora --precision bf16 --gpu h100-80gb ;;
       *) fail "unknown option '$1' (allowed: --cli)" ;;
     esac ;;
   *) fail "unknown command '$cmd' (allowed: run, test, setup, build)" ;;
