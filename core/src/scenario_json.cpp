@@ -119,6 +119,46 @@ const std::set<std::string>& known_keys() {
     return k;
 }
 
+// What a user of each framework gets without setting a key (sources in docs/methodology.md):
+//  hf: Trainer AMP over an fp32 model, full logits + fp32 loss, no checkpointing; PEFT LoraConfig
+//      r=8, lora_alpha=8, lora_dropout=0.0, q_proj/v_proj for Llama-style models.
+//  torchtune: bf16 recipes (no fp32 master), activation checkpointing on in the shipped single-device
+//      configs, chunked cross-entropy (CEWithChunkedOutputLoss, 8 chunks); LoRA rank 8, alpha 16, dropout 0.
+//  litgpt: bf16-mixed where supported (litgpt/utils.py get_default_supported_precision), chunked
+//      cross-entropy (128 positions), no checkpointing on one device; LoRA r=8, alpha=16, dropout 0.05.
+//  deepspeed / megatron: 16-bit model with fp32 master weights, full logits, no recomputation.
+struct FrameworkDefaults {
+    Precision precision = Precision::bf16_mixed;
+    Checkpointing checkpointing = Checkpointing::none;
+    Loss loss = Loss::standard;
+    LoraSetup lora;
+};
+
+FrameworkDefaults framework_defaults(Framework f) {
+    FrameworkDefaults d;
+    switch (f) {
+        case Framework::torchtune:
+            d.precision = Precision::bf16;
+            d.checkpointing = Checkpointing::full;
+            d.loss = Loss::chunked;
+            d.lora.alpha = 16;
+            d.lora.dropout = 0.0;
+            break;
+        case Framework::litgpt:
+            d.loss = Loss::chunked;
+            d.lora.alpha = 16;
+            d.lora.dropout = 0.05;
+            break;
+        case Framework::hf:
+            d.lora.alpha = 8;
+            d.lora.dropout = 0.0;
+            break;
+        default:
+            break;
+    }
+    return d;
+}
+
 constexpr std::int64_t kMaxTokens = std::int64_t{1} << 27;  // 134M tokens per sequence
 constexpr std::int64_t kMaxCount = std::int64_t{1} << 20;   // batches, GPUs, accumulation steps
 
@@ -198,9 +238,9 @@ void read_lora(Scenario& s, const json& j, Result<Scenario>& out) {
         return;
     }
     FieldReader r(l, "lora", out.errors);
-    s.lora.rank = r.integer_or({"rank", "r"}, 8, 1, 1 << 16);
-    s.lora.alpha = r.number_or("alpha", 2.0 * static_cast<double>(s.lora.rank), 0, 1e9);
-    s.lora.dropout = r.number_or("dropout", 0.05, 0, 1);
+    s.lora.rank = r.integer_or({"rank", "r"}, s.lora.rank, 1, 1 << 16);
+    s.lora.alpha = r.number_or("alpha", s.lora.alpha, 0, 1e9);
+    s.lora.dropout = r.number_or("dropout", s.lora.dropout, 0, 1);
     s.lora.train_embeddings = r.boolean_or("train_embeddings", false);
     if (r.has("targets")) {
         const json& t = l["targets"];
@@ -274,18 +314,20 @@ Result<Scenario> scenario_from_json(const json& j, const Catalog& cat) {
     s.num_gpus = r.integer_or({"num_gpus"}, 1, 1, kMaxCount);
     s.target_utilization = r.number_or("target_utilization", 0.9, 0.05, 1.0);
 
+    const FrameworkDefaults d = framework_defaults(s.framework);
     s.method = read_enum(r, j, "method", Method::full);
-    s.precision = read_enum(r, j, "precision", Precision::bf16_mixed);
+    s.precision = read_enum(r, j, "precision", d.precision);
     s.optimizer = read_enum(r, j, "optimizer", Optimizer::adamw);
+    s.lora = d.lora;
     read_lora(s, j, out);
     s.quantization = read_enum(r, j, "quantization", s.method == Method::qlora ? Quantization::nf4 : Quantization::none);
     s.trainable_layers = r.integer_or({"trainable_layers"}, 2, 1, 10000);
     s.micro_batch = r.integer_or({"micro_batch"}, 1, 1, kMaxCount);
     s.seq_len = r.integer_or({"seq_len"}, 2048, 1, kMaxTokens);
     s.grad_accum = r.integer_or({"grad_accum"}, 1, 1, kMaxCount);
-    s.checkpointing = read_enum(r, j, "checkpointing", Checkpointing::none);
+    s.checkpointing = read_enum(r, j, "checkpointing", d.checkpointing);
     s.attention = read_enum(r, j, "attention", Attention::sdpa);
-    s.loss = read_enum(r, j, "loss", Loss::standard);
+    s.loss = read_enum(r, j, "loss", d.loss);
     s.sharding = read_enum(r, j, "sharding", Sharding::none);
     s.offload = read_enum(r, j, "offload", Offload::none);
     s.tp = r.integer_or({"tp"}, 1, 1, 4096);

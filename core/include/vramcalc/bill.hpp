@@ -19,6 +19,13 @@ struct Component {
     std::string detail;  // how it was computed, in words and numbers
 };
 
+// One point of the simulated training step: allocated bytes after an event of `phase`
+// ("forward", "loss", "backward", "optimizer").
+struct TimelinePoint {
+    std::string phase;
+    std::int64_t bytes = 0;
+};
+
 struct Bill {
     std::string model_name;
     std::int64_t parameters = 0;
@@ -35,6 +42,11 @@ struct Bill {
     bool fits = false;                      // device_bytes <= gpu.memory_bytes
     std::optional<std::int64_t> max_micro_batch;  // training: largest micro_batch within target utilisation
     std::optional<std::int64_t> max_batch;        // inference: largest batch within target utilisation
+    std::optional<std::int64_t> max_seq_len;      // training: longest seq_len at this micro_batch
+    std::string peak_phase;                       // where in the step the peak falls
+    std::vector<TimelinePoint> timeline;          // allocated bytes through one training step
+    std::string timeline_note;                    // how the loss was counted
+    std::int64_t torch_uncounted_bytes = 0;       // on the GPU but outside torch's allocator (paged optimizer states)
     std::vector<std::string> warnings;
 
     std::int64_t component(const std::string& id) const {

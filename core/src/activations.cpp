@@ -1,0 +1,201 @@
+#include "activations.hpp"
+
+#include <algorithm>
+
+namespace vramcalc::detail {
+namespace {
+
+struct Layer {
+    const ModelSpec& m;
+    const ActivationSetup& a;
+    std::vector<SavedTensor> out;
+
+    void save(std::string op, double per_token, double per_key = 0, bool core = false) {
+        if (per_token > 0 || per_key > 0) out.push_back({std::move(op), per_token, per_key, core});
+    }
+    double c() const { return a.compute; }
+
+    // A normalisation of the residual stream. Returns the dtype bytes of its output.
+    double norm(const char* name) {
+        const auto h = static_cast<double>(m.hidden);
+        if (m.norm == NormKind::rms) {
+            // LlamaRMSNorm: x.to(float32) -> pow/mean/rsqrt -> x * rsqrt -> weight * x.to(input_dtype).
+            // pow and the rsqrt product save the fp32 input (a copy unless it already is fp32); the
+            // weight product saves the normalised tensor when the weight is trained.
+            save(std::string(name) + " (fp32 input)", 4 * h);
+            if (a.train_norms) save(std::string(name) + " (normalised)", a.residual * h);
+            return a.residual;
+        }
+        // layer_norm saves its input (mean and rstd are per row: 8 bytes per token). Under autocast it runs
+        // in fp32 (autocast's fp32 op list), so its output is fp32.
+        save(std::string(name) + " (input)", a.residual * h + 8);
+        return a.autocast ? 4 : a.residual;
+    }
+
+    // A group of linears reading the same input of width `in` (bytes/element `in_bytes`).
+    // Trained linears save their input: once if already in the compute dtype, else one cast copy each
+    // (autocast casts per call). LoRA adapters on them save the adapter input and rank-r intermediate.
+    void linears(const std::string& what, const std::vector<std::string>& names, double in, double in_bytes,
+                 bool trained) {
+        if (trained) {
+            if (in_bytes == c() || !a.autocast) save(what + " input", in_bytes * in);
+            else save(what + " input (autocast copies)", static_cast<double>(names.size()) * c() * in);
+        }
+        if (!a.lora) return;
+        for (const auto& n : names) {
+            if (!lora_matches(n)) continue;
+            // PEFT LoRA: dropout (a mask when p > 0), lora_A on the input cast to the adapter dtype (under
+            // autocast, cast again to bf16), lora_B on the rank-r intermediate.
+            const double ab = a.autocast ? c() : a.adapter_bytes;
+            if (a.lora_setup.dropout > 0) save("lora " + n + " dropout mask", in);
+            save("lora " + n + " A input", ab * in);
+            save("lora " + n + " B input", ab * static_cast<double>(a.lora_setup.rank));
+        }
+    }
+    bool lora_matches(const std::string& n) const {
+        if (a.lora_setup.all_linear) return true;
+        const auto& t = a.lora_setup.targets;
+        return std::find(t.begin(), t.end(), n) != t.end();
+    }
+
+    void dropout(const char* name, double p, double elems) {
+        if (p > 0) save(std::string(name) + " dropout mask", elems);
+    }
+
+    void attention() {
+        const auto h = static_cast<double>(m.hidden), H = static_cast<double>(m.heads);
+        const double q = H * static_cast<double>(m.head_dim);
+        const double kv_heads = a.repeat_kv ? H : static_cast<double>(m.kv_heads);
+        const double k = kv_heads * static_cast<double>(m.head_dim);
+        const double v = kv_heads * static_cast<double>(m.v_head_dim);
+        const double in_bytes = norm("input_layernorm");
+        const bool t = a.train_linears;
+        if (m.attention == AttentionKind::mla) {
+            // DeepSeek MLA: q_a/kv_a read the normed input, their ranks feed RMSNorms and q_b/kv_b.
+            linears("attn.q_a/kv_a_proj", {"q_a_proj", "kv_a_proj_with_mqa"}, h, in_bytes, t);
+            const double ql = static_cast<double>(m.mla.q_lora_rank), kl = static_cast<double>(m.mla.kv_lora_rank);
+            save("attn.q_a/kv_a_layernorm (fp32 input)", 4 * (ql + kl));
+            linears("attn.q_b_proj", {"q_b_proj"}, ql, c(), t);
+            linears("attn.kv_b_proj", {"kv_b_proj"}, kl, c(), t);
+        } else {
+            std::vector<std::string> names = {"q_proj", "k_proj", "v_proj"};
+            const std::string& ty = m.model_type;
+            if (ty == "gpt2") names = {"c_attn"};
+            else if (ty == "qwen") names = {"c_attn"};
+            else if (ty == "baichuan") names = {"W_pack"};
+            else if (ty == "phi3") names = {"qkv_proj"};
+            else if (ty == "gpt_neox" || ty == "falcon" || ty == "bloom") names = {"query_key_value"};
+            else if (ty == "bert") names = {"query", "key", "value"};
+            else if (ty == "t5" || ty == "mt5") names = {"q", "k", "v"};
+            linears("attn.qkv", names, h, in_bytes, t);
+        }
+        if (m.qk_norm) save("attn.q_norm/k_norm (fp32 input)", 4 * (q + k) + a.residual * (q + k) * (a.train_norms ? 1 : 0));
+        if (a.attention == Attention::eager) {
+            // softmax(q k^T / sqrt(d)): q and k saved by the first matmul, the softmax output (fp32 in HF
+            // Llama-style eager attention, compute dtype in GPT-2/BERT), its cast or dropout output saved
+            // by the matmul with v, plus v.
+            const bool fp32_softmax = !(m.model_type == "gpt2" || m.model_type == "bert" || m.model_type == "opt");
+            save("attn.q, k (scores matmul)", c() * (q + k), 0, true);
+            save("attn.softmax output", 0, (fp32_softmax ? 4.0 : c()) * H, true);
+            if (m.attention_dropout > 0) {
+                save("attn.dropout mask", 0, H, true);
+                save("attn.dropout output (probs @ v input)", 0, c() * H, true);
+            } else if (fp32_softmax) {
+                save("attn.probs cast (probs @ v input)", 0, c() * H, true);
+            }
+            save("attn.v", c() * v, 0, true);
+        } else {
+            save("attn.sdpa q, k, v", c() * (q + k + v), 0, true);
+            save("attn.sdpa output", c() * q, 0, true);
+            save("attn.sdpa log-sum-exp (fp32)", 4 * H, 0, true);
+        }
+        const char* o_name = m.model_type == "gpt2" || m.model_type == "qwen" ? "c_proj"
+                             : (m.model_type == "gpt_neox" || m.model_type == "falcon" || m.model_type == "bloom" ||
+                                m.model_type == "phi" || m.model_type == "bert")
+                                 ? "dense"
+                             : m.model_type == "opt" ? "out_proj"
+                             : (m.model_type == "t5" || m.model_type == "mt5") ? "o" : "o_proj";
+        linears("attn.o_proj", {o_name}, H * static_cast<double>(m.v_head_dim), c(), t);
+        dropout("attn.residual", m.hidden_dropout, h);
+    }
+
+    void mlp(double in_bytes) {
+        const auto h = static_cast<double>(m.hidden);
+        const bool t = a.train_linears;
+        auto gated = [&](const std::string& what, double I, double tokens_share, double in_b) {
+            // gate/up read the input; act(gate) saves gate; act * up saves both; down saves the product.
+            Layer sub{m, a, {}};
+            sub.linears(what + ".gate/up_proj", {"gate_proj", "up_proj"}, h, in_b, t);
+            sub.save(what + ".act_fn input", c() * I);
+            sub.save(what + ".act_fn output * up", 2 * c() * I);
+            sub.linears(what + ".down_proj", {"down_proj"}, I, c(), t);
+            for (auto& x : sub.out) save(x.op, x.per_token * tokens_share);
+        };
+        if (m.moe.experts > 0 && m.moe.moe_layers > 0) {
+            // One representative MoE layer (layers are mostly MoE): the router (fp32 softmax over experts),
+            // each token copied to top_k experts, expert MLPs, and the weighted expert outputs.
+            const auto E = static_cast<double>(m.moe.experts), K = static_cast<double>(m.moe.top_k);
+            linears("moe.gate (router)", {"gate"}, h, in_bytes, t);
+            save("moe.router softmax (fp32)", 4 * E);
+            save("moe.dispatched expert inputs", K * c() * h);
+            gated("moe.experts", static_cast<double>(m.moe.expert_intermediate), K, c());
+            save("moe.expert outputs x routing weight", K * c() * h);
+            if (m.moe.shared_intermediate > 0)
+                gated("moe.shared_experts", static_cast<double>(m.moe.shared_intermediate), 1, in_bytes);
+            return;
+        }
+        const auto I = static_cast<double>(m.intermediate);
+        if (m.mlp == MlpKind::gated) {
+            gated("mlp", I, 1, in_bytes);
+        } else {
+            // fc1 -> GeLU (saves its input) -> fc2 (saves the GeLU output).
+            std::vector<std::string> fc1 = {"fc1"}, fc2 = {"fc2"};
+            const std::string& ty = m.model_type;
+            if (ty == "gpt2") fc1 = {"c_fc"}, fc2 = {"c_proj"};
+            else if (ty == "gpt_neox" || ty == "falcon" || ty == "bloom") fc1 = {"dense_h_to_4h"}, fc2 = {"dense_4h_to_h"};
+            else if (ty == "bert") fc1 = {"intermediate.dense"}, fc2 = {"output.dense"};
+            else if (ty == "t5" || ty == "mt5") fc1 = {"wi"}, fc2 = {"wo"};
+            linears("mlp.fc1", fc1, h, in_bytes, t);
+            save("mlp.act input", c() * I);
+            linears("mlp.fc2", fc2, I, c(), t);
+        }
+        dropout("mlp.residual", m.hidden_dropout, h);
+    }
+};
+
+// Families whose attention and MLP read the same normed input (one norm per layer).
+bool parallel_block(const ModelSpec& m) { return m.model_type == "phi" || m.model_type == "falcon"; }
+
+}  // namespace
+
+std::vector<SavedTensor> layer_saved_tensors(const ModelSpec& m, const ActivationSetup& a) {
+    Layer l{m, a, {}};
+    l.attention();
+    const double in_bytes = parallel_block(m) ? (a.autocast && m.norm == NormKind::layer ? 4 : a.residual)
+                                              : l.norm("post_attention_layernorm");
+    l.mlp(in_bytes);
+    return l.out;
+}
+
+double layer_bytes(const std::vector<SavedTensor>& t, double b, double s, bool selective) {
+    double sum = 0;
+    for (const auto& x : t) {
+        if (selective && x.attention_core) continue;
+        sum += (x.per_token + x.per_token_key * s) * b * s;
+    }
+    return sum;
+}
+
+double layer_input_bytes_per_token(const ModelSpec& m, const ActivationSetup& a) {
+    return a.residual * static_cast<double>(m.hidden);
+}
+
+double layer_backward_transient_per_token(const ModelSpec& m, const ActivationSetup& a) {
+    // While one layer runs backward, the gradients of its widest intermediates coexist: for an MLP the
+    // gradients of gate, up and their product (3 x I wide), plus the incoming residual gradient.
+    const double width = m.moe.experts > 0 ? static_cast<double>(m.moe.top_k * m.moe.expert_intermediate)
+                                           : static_cast<double>(m.intermediate);
+    return a.compute * 3 * width + 4 * static_cast<double>(m.hidden);
+}
+
+}  // namespace vramcalc::detail

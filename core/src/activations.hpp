@@ -1,0 +1,54 @@
+// Internal: activation memory, counted op by op as PyTorch autograd saves tensors for backward.
+//
+// A layer is described as the sequence of ops it runs (HF transformers implementations); each op
+// contributes the tensors its backward needs, with their dtype. Rules of autograd used throughout
+// (PyTorch derivatives.yaml and its code generator, which saves an input only when the gradient that
+// needs it is required):
+//  - a matmul/linear saves its input only if its weight is trained (frozen LoRA base layers don't);
+//  - SiLU/GeLU save their input; an elementwise product saves both factors; softmax saves its output;
+//  - dropout saves a 1-byte mask; layer_norm saves its input (+ per-row mean/rstd);
+//  - SDPA flash/efficient kernels save q, k, v, the output and an fp32 log-sum-exp per row and head.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "vramcalc/model.hpp"
+#include "vramcalc/scenario.hpp"
+
+namespace vramcalc::detail {
+
+struct SavedTensor {
+    std::string op;          // e.g. "mlp.act_fn (SiLU input)"
+    double per_token = 0;    // bytes per token (scales with micro_batch x seq_len)
+    double per_token_key = 0;  // bytes per token per key position (x seq_len again: eager scores)
+    bool attention_core = false;  // dropped by selective recomputation
+};
+
+struct ActivationSetup {
+    double compute = 2;       // bytes of matmul outputs (bf16/fp16: 2, fp32: 4)
+    double residual = 2;      // bytes of the residual stream (4 when an fp32 model runs under autocast)
+    bool autocast = false;    // each linear casts its (fp32) input to the compute dtype
+    Attention attention = Attention::sdpa;
+    bool repeat_kv = true;    // HF expands K/V to all heads before eager/SDPA attention
+    bool train_linears = true;   // full fine-tuning: linear weights get gradients
+    bool train_norms = true;
+    // LoRA on matching linears: adapter input and rank-r intermediate.
+    bool lora = false;
+    LoraSetup lora_setup;
+    double adapter_bytes = 4;
+};
+
+// One transformer layer's saved tensors (decoder layer, or encoder layer for BERT).
+std::vector<SavedTensor> layer_saved_tensors(const ModelSpec& m, const ActivationSetup& a);
+
+// Bytes of one layer for micro-batch b and sequence s.
+double layer_bytes(const std::vector<SavedTensor>& t, double b, double s, bool selective);
+
+// Bytes per token of a layer's input (what full checkpointing keeps per layer).
+double layer_input_bytes_per_token(const ModelSpec& m, const ActivationSetup& a);
+
+// The largest transient of one layer's backward (gradients of its biggest activations), per token.
+double layer_backward_transient_per_token(const ModelSpec& m, const ActivationSetup& a);
+
+}  // namespace vramcalc::detail
