@@ -1,5 +1,6 @@
 // vramcalc: the command-line tool. All file I/O and argument parsing live here; the estimation is
 // vramcalc_core's. Exit codes: 0 ok, 2 bad input (message on stderr). Nothing crashes.
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <fstream>
@@ -37,6 +38,7 @@ usage:
   vramcalc validate REFERENCE.json [--json]   run reference data (parameter counts, measured runs,
                                               formula cases) and summarise the errors
   vramcalc presets [--json]                   list model and GPU presets
+  vramcalc bench [SCENARIO.json] [--json]     time one estimate and a full-catalog solve
   vramcalc --help | --version
 
 Bytes are exact integers; GiB = 2^30 bytes, GB = 10^9 bytes.
@@ -208,6 +210,38 @@ int cmd_presets(bool as_json) {
     return kOk;
 }
 
+// Times the estimator: one full bill (with its max-batch and max-context solvers) and a solve over the
+// whole GPU catalog, each averaged over many repetitions.
+int cmd_bench(const std::vector<std::string>& args, bool as_json) {
+    json scenario = args.empty() ? json{{"model", "llama-3.1-8b"}, {"method", "lora"}, {"micro_batch", 4}}
+                                 : parse_json_file(args[0]);
+    auto sc = vc::scenario_from_json(scenario, catalog());
+    if (!sc.ok()) {
+        print_problems(sc.errors);
+        return kBadInput;
+    }
+    using clock = std::chrono::steady_clock;
+    auto time_us = [](auto&& fn, int reps) {
+        const auto t0 = clock::now();
+        for (int i = 0; i < reps; ++i) fn();
+        return std::chrono::duration<double, std::micro>(clock::now() - t0).count() / reps;
+    };
+    volatile std::int64_t sink = 0;
+    const double bill_us = time_us([&] { sink = sink + vc::estimate(*sc).device_bytes; }, 2000);
+    vc::Scenario plain = *sc;
+    const double once_us = time_us([&] { sink = sink + vc::solve_max_batch(plain, 1); }, 20000);
+    const double catalog_us = time_us([&] { sink = sink + static_cast<std::int64_t>(vc::solve_catalog(*sc, catalog().gpus()).size()); }, 50);
+    if (as_json) {
+        std::cout << json{{"estimate_us", once_us}, {"bill_with_solvers_us", bill_us}, {"catalog_solve_ms", catalog_us / 1000},
+                          {"catalog_gpus", catalog().gpus().size()}}.dump(2) << "\n";
+    } else {
+        std::printf("one estimate:                 %8.2f us\n", once_us);
+        std::printf("bill with max-batch/max-len:  %8.2f us\n", bill_us);
+        std::printf("full-catalog solve (%zu GPUs): %8.3f ms\n", catalog().gpus().size(), catalog_us / 1000);
+    }
+    return kOk;
+}
+
 int run(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     bool as_json = false;
@@ -230,6 +264,7 @@ int run(int argc, char** argv) {
     if (cmd == "estimate") return cmd_estimate(params, as_json);
     if (cmd == "validate") return cmd_validate(params, as_json);
     if (cmd == "presets") return cmd_presets(as_json);
+    if (cmd == "bench") return cmd_bench(params, as_json);
     throw BadInput("unknown command '" + cmd + "' (allowed: inspect, estimate, validate, presets; see --help)");
 }
 

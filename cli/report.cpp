@@ -41,6 +41,8 @@ std::string render_bill(const Bill& b) {
     else o += line("\nDOES NOT FIT on %s: %s over.\n", b.gpu.name.c_str(), format_gib(-diff).c_str());
     if (b.max_micro_batch) o += line("Largest micro-batch within the target utilisation: %lld\n", static_cast<long long>(*b.max_micro_batch));
     if (b.max_batch) o += line("Largest batch within the target utilisation: %lld\n", static_cast<long long>(*b.max_batch));
+    if (b.max_seq_len) o += line("Longest seq_len at this micro-batch within the target utilisation: %lld\n", static_cast<long long>(*b.max_seq_len));
+    if (!b.peak_phase.empty()) o += "Peak during: " + b.peak_phase + "\n";
     for (const auto& w : b.warnings) o += "warning: " + w + "\n";
     return o;
 }

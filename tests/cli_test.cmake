@@ -43,3 +43,4 @@ file(WRITE "${tmp}/bad_config.json" [=[{"model_type": "llama", "vocab_size": 320
 expect_run(2 "num_hidden_layers" inspect ${tmp}/bad_config.json)
 expect_run(2 "unknown command" frobnicate)
 expect_run(2 "needs a value" estimate --model)
+expect_run(0 "full-catalog solve" bench)

@@ -393,13 +393,52 @@ std::int64_t solve_max_batch(const Scenario& base, std::int64_t cap) {
     return lo;
 }
 
+std::int64_t solve_max_seq_len(const Scenario& base, std::int64_t cap) {
+    Scenario s = base;
+    const double budget = static_cast<double>(s.gpu.memory_bytes) * s.target_utilization;
+    auto fits = [&](std::int64_t n) {
+        s.seq_len = n;
+        return static_cast<double>(estimate_once(s).device_bytes) <= budget;
+    };
+    if (!fits(1)) return 0;
+    if (fits(cap)) return cap;
+    std::int64_t lo = 1, hi = cap;  // memory is non-decreasing in seq_len
+    while (hi - lo > 1) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        (fits(mid) ? lo : hi) = mid;
+    }
+    return lo;
+}
+
 Bill estimate(const Scenario& s) {
     Bill b = estimate_once(s);
     const std::int64_t cap = 1 << 16;
     const std::int64_t n = solve_max_batch(s, cap);
-    // Only meaningful when memory grows with the batch (today: inference KV cache).
+    // Only meaningful when memory grows with the batch (not for parameter-count-only models).
     if (n < cap) (s.workload == Workload::train ? b.max_micro_batch : b.max_batch) = n;
+    if (s.workload == Workload::train && !s.model.count_only) {
+        const std::int64_t len = solve_max_seq_len(s, std::int64_t{1} << 24);
+        if (len < (std::int64_t{1} << 24)) b.max_seq_len = len;
+    }
     return b;
+}
+
+std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<GpuSpec>& gpus) {
+    std::vector<CatalogFit> out;
+    out.reserve(gpus.size());
+    for (const auto& g : gpus) {
+        Scenario s = base;
+        s.gpu = g;
+        CatalogFit f;
+        f.gpu = g;
+        const Bill b = estimate_once(s);
+        f.device_bytes = b.device_bytes;
+        f.fits = b.fits;
+        f.max_batch = solve_max_batch(s, 1 << 16);
+        if (s.workload == Workload::train && !s.model.count_only) f.max_seq_len = solve_max_seq_len(s, std::int64_t{1} << 24);
+        out.push_back(std::move(f));
+    }
+    return out;
 }
 
 }  // namespace vramcalc

@@ -439,6 +439,13 @@ json bill_to_json(const Bill& b) {
     j["fits"] = b.fits;
     j["max_micro_batch"] = b.max_micro_batch ? json(*b.max_micro_batch) : json(nullptr);
     if (b.max_batch) j["max_batch"] = *b.max_batch;
+    j["max_seq_len"] = b.max_seq_len ? json(*b.max_seq_len) : json(nullptr);
+    if (!b.peak_phase.empty()) j["peak_phase"] = b.peak_phase;
+    if (!b.timeline.empty()) {
+        json t = json::array();
+        for (const auto& p : b.timeline) t.push_back({p.phase, p.bytes});
+        j["timeline"] = t;
+    }
     j["warnings"] = b.warnings;
     return j;
 }

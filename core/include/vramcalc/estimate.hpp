@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "vramcalc/bill.hpp"
 #include "vramcalc/scenario.hpp"
@@ -15,5 +16,18 @@ Bill estimate(const Scenario& s);
 // The largest micro_batch (training) or batch (inference) whose device_bytes stay within
 // target_utilization x GPU memory; 0 when even 1 does not fit. Capped at `cap`.
 std::int64_t solve_max_batch(const Scenario& s, std::int64_t cap = 1 << 16);
+
+// The longest seq_len (training) at the scenario's micro_batch within target utilisation; 0 if none.
+std::int64_t solve_max_seq_len(const Scenario& s, std::int64_t cap = std::int64_t{1} << 24);
+
+// Every GPU of a catalog at once: does the scenario fit, and the largest batch / context on each.
+struct CatalogFit {
+    GpuSpec gpu;
+    bool fits = false;
+    std::int64_t device_bytes = 0;
+    std::int64_t max_batch = 0;    // micro_batch (training) or batch (inference); capped at 65536
+    std::int64_t max_seq_len = 0;  // training only; capped at 2^24
+};
+std::vector<CatalogFit> solve_catalog(const Scenario& s, const std::vector<GpuSpec>& gpus);
 
 }  // namespace vramcalc
