@@ -192,7 +192,9 @@ double layer_input_bytes_per_token(const ModelSpec& m, const ActivationSetup& a)
 
 double layer_backward_transient_per_token(const ModelSpec& m, const ActivationSetup& a) {
     // While one layer runs backward, the gradients of its widest intermediates coexist: for an MLP the
-    // gradients of gate, up and their product (3 x I wide), plus the incoming residual gradient.
+    // gradients of gate, up and their product (3 x I wide), plus the incoming fp32 residual gradient.
+    // This width is our reading of the MLP's backward graph, not a fit: no published measurement isolates
+    // it yet (to be checked against measured runs, issue 10).
     const double width = m.moe.experts > 0 ? static_cast<double>(m.moe.top_k * m.moe.expert_intermediate)
                                            : static_cast<double>(m.intermediate);
     return a.compute * 3 * width + 4 * static_cast<double>(m.hidden);

@@ -78,9 +78,14 @@ double adafactor_bytes(i64 rows, i64 cols, i64 count) {
 //    initialisation on a V100 (HF transformers docs, model_memory_anatomy.md).
 //  - Newer GPUs run with lazy module loading (PyTorch >= 1.13 default, pytorch PR #86509): that PR measured
 //    287,047,680 B for the context with lazy loading (636 MiB eager).
-double cuda_context_bytes(const GpuSpec& g) {
-    if (g.arch == "volta" || g.arch == "turing" || g.arch == "pascal") return 1343.0 * 1048576.0;
-    return 287047680.0;
+struct CudaContext {
+    double bytes;
+    const char* detail;
+};
+CudaContext cuda_context(const GpuSpec& g) {
+    if (g.arch == "volta" || g.arch == "turing" || g.arch == "pascal")
+        return {1343.0 * 1048576.0, "CUDA context, eager kernel loading: 1343 MiB (HF training-anatomy, V100)"};
+    return {287047680.0, "CUDA context with lazy kernel loading: 274 MiB (pytorch PR #86509)"};
 }
 
 // PyTorch's caching allocator reserves more than it hands out (512 B rounding, 2 MiB and 20 MiB
@@ -231,8 +236,9 @@ void training(const Scenario& s, Bill& b, BillWriter& w) {
     }
     detail::ActivationSetup a;
     a.compute = s.precision == Precision::fp32 ? 4 : 2;
-    a.residual = (s.method == Method::qlora && s.framework == Framework::hf) ? 4 : std::max(r.weight, a.compute);
-    if (s.method == Method::qlora && s.framework != Framework::hf) a.residual = a.compute;
+    // The residual stream's dtype: the model's own (fp32 under AMP); under QLoRA, fp32 where PEFT's
+    // prepare_model_for_kbit_training upcast the embeddings (hf), else the compute dtype.
+    a.residual = s.method == Method::qlora ? (s.framework == Framework::hf ? 4 : a.compute) : std::max(r.weight, a.compute);
     a.autocast = (s.precision == Precision::bf16_mixed || s.precision == Precision::fp16_mixed) && a.residual == 4;
     a.attention = s.attention;
     a.repeat_kv = s.attention != Attention::flash;
@@ -253,7 +259,7 @@ void training(const Scenario& s, Bill& b, BillWriter& w) {
     in.trained_layers = s.method == Method::freeze ? std::min(s.trainable_layers, m.layers) : in.layers;
     in.checkpointing = s.checkpointing;
     in.grads_persist = s.grad_accum > 1;
-    std::string act_detail;
+    std::string act_detail, loss_detail;
     if (!m.count_only) {
         const auto tensors = detail::layer_saved_tensors(m, a);
         const bool selective = s.checkpointing == Checkpointing::selective;
@@ -274,7 +280,7 @@ void training(const Scenario& s, Bill& b, BillWriter& w) {
         act_detail = fmt_count(in.layer_act) + " B per layer (" + std::to_string(s.micro_batch) + " x " +
                      std::to_string(s.seq_len) + " tokens, " + to_string(s.attention) + " attention, checkpointing " +
                      to_string(s.checkpointing) + ")";
-        b.timeline_note = lm.detail;
+        loss_detail = lm.detail;
     }
     const detail::StepPeak peak = detail::simulate_step(in);
     b.peak_phase = peak.phase;
@@ -284,7 +290,7 @@ void training(const Scenario& s, Bill& b, BillWriter& w) {
     w.add("optimizer", opt, std::string(to_string(s.optimizer)) + " states for " + fmt_count(trainable) + " params" +
                                 (paged ? " (paged: CUDA unified memory, outside torch's counters)" : ""));
     w.add("activations", peak.activations, act_detail);
-    w.add("logits", peak.logits, b.timeline_note);
+    w.add("logits", peak.logits, loss_detail);
     w.add("temporaries", peak.temporaries, "optimizer step / recomputed layer / backward transients at the peak");
     b.torch_uncounted_bytes = paged ? to_bytes(opt) : 0;
 }
@@ -365,27 +371,26 @@ Bill estimate_once(const Scenario& s) {
     b.peak_reserved_bytes = to_bytes(reserved_from_allocated(static_cast<double>(b.peak_allocated_bytes)));
     w.add("allocator_slack", static_cast<double>(b.peak_reserved_bytes - b.peak_allocated_bytes),
           "caching allocator: reserved = 1.004 x allocated + 0.38 GiB (fit to huggingface/peft#1469 runs)");
-    const double context = cuda_context_bytes(b.gpu);
-    w.add("cuda_context", context, b.gpu.arch == "volta" || b.gpu.arch == "turing"
-                                       ? "CUDA context, eager kernel loading: 1343 MiB (HF training-anatomy, V100)"
-                                       : "CUDA context with lazy kernel loading: 274 MiB (pytorch PR #86509)");
-    b.device_bytes = b.peak_reserved_bytes + b.torch_uncounted_bytes + to_bytes(context);
+    const CudaContext context = cuda_context(b.gpu);
+    w.add("cuda_context", context.bytes, context.detail);
+    b.device_bytes = b.peak_reserved_bytes + b.torch_uncounted_bytes + to_bytes(context.bytes);
     b.fits = b.gpu.memory_bytes > 0 && b.device_bytes <= b.gpu.memory_bytes;
     return b;
 }
 
-}  // namespace
-
-std::int64_t solve_max_batch(const Scenario& base, std::int64_t cap) {
+// The largest value n in [1, cap] of one scenario field for which device_bytes stays within the target
+// utilisation (memory is non-decreasing in the field); 0 when even 1 does not fit.
+template <class SetField>
+std::int64_t largest_fitting(const Scenario& base, std::int64_t cap, SetField set) {
     Scenario s = base;
     const double budget = static_cast<double>(s.gpu.memory_bytes) * s.target_utilization;
     auto fits = [&](std::int64_t n) {
-        (s.workload == Workload::train ? s.micro_batch : s.batch) = n;
+        set(s, n);
         return static_cast<double>(estimate_once(s).device_bytes) <= budget;
     };
     if (!fits(1)) return 0;
     if (fits(cap)) return cap;
-    std::int64_t lo = 1, hi = cap;  // fits(lo), !fits(hi): memory is non-decreasing in the batch
+    std::int64_t lo = 1, hi = cap;  // fits(lo), !fits(hi)
     while (hi - lo > 1) {
         const std::int64_t mid = lo + (hi - lo) / 2;
         (fits(mid) ? lo : hi) = mid;
@@ -393,21 +398,16 @@ std::int64_t solve_max_batch(const Scenario& base, std::int64_t cap) {
     return lo;
 }
 
-std::int64_t solve_max_seq_len(const Scenario& base, std::int64_t cap) {
-    Scenario s = base;
-    const double budget = static_cast<double>(s.gpu.memory_bytes) * s.target_utilization;
-    auto fits = [&](std::int64_t n) {
-        s.seq_len = n;
-        return static_cast<double>(estimate_once(s).device_bytes) <= budget;
-    };
-    if (!fits(1)) return 0;
-    if (fits(cap)) return cap;
-    std::int64_t lo = 1, hi = cap;  // memory is non-decreasing in seq_len
-    while (hi - lo > 1) {
-        const std::int64_t mid = lo + (hi - lo) / 2;
-        (fits(mid) ? lo : hi) = mid;
-    }
-    return lo;
+}  // namespace
+
+std::int64_t solve_max_batch(const Scenario& s, std::int64_t cap) {
+    return largest_fitting(s, cap, [](Scenario& t, std::int64_t n) {
+        (t.workload == Workload::train ? t.micro_batch : t.batch) = n;
+    });
+}
+
+std::int64_t solve_max_seq_len(const Scenario& s, std::int64_t cap) {
+    return largest_fitting(s, cap, [](Scenario& t, std::int64_t n) { t.seq_len = n; });
 }
 
 Bill estimate(const Scenario& s) {

@@ -45,7 +45,6 @@ struct Bill {
     std::optional<std::int64_t> max_seq_len;      // training: longest seq_len at this micro_batch
     std::string peak_phase;                       // where in the step the peak falls
     std::vector<TimelinePoint> timeline;          // allocated bytes through one training step
-    std::string timeline_note;                    // how the loss was counted
     std::int64_t torch_uncounted_bytes = 0;       // on the GPU but outside torch's allocator (paged optimizer states)
     std::vector<std::string> warnings;
 
