@@ -37,7 +37,7 @@ struct Layer {
     // (autocast casts per call). LoRA adapters on them save the adapter input and rank-r intermediate.
     void linears(const std::string& what, const std::vector<std::string>& names, double in, double in_bytes,
                  bool trained) {
-        if (trained) {
+        if (trained || a.frozen_linears_save_input) {
             if (in_bytes == c() || !a.autocast) save(what + " input", in_bytes * in);
             else save(what + " input (autocast copies)", static_cast<double>(names.size()) * c() * in);
         }

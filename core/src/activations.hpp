@@ -32,6 +32,12 @@ struct ActivationSetup {
     Attention attention = Attention::sdpa;
     bool repeat_kv = true;    // HF expands K/V to all heads before eager/SDPA attention
     bool train_linears = true;   // full fine-tuning: linear weights get gradients
+    // bitsandbytes 4-bit/8-bit linears (QLoRA through PEFT or Lightning's BitsandbytesPrecision) run as
+    // their own autograd Function that keeps its input whenever that input needs a gradient, even though
+    // the quantized weight never does (bitsandbytes/autograd/_functions.py, MatMul4Bit.forward:
+    // `if any(ctx.needs_input_grad[:2]): ctx.tensors = (A, B)`). torchao's NF4 linear (torchtune) keeps
+    // only the weight (torchao/dtypes/nf4tensor.py, LinearNF4.forward).
+    bool frozen_linears_save_input = false;
     bool train_norms = true;
     // LoRA on matching linears: adapter input and rank-r intermediate.
     bool lora = false;

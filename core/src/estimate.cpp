@@ -243,6 +243,7 @@ void training(const Scenario& s, Bill& b, BillWriter& w) {
     a.attention = s.attention;
     a.repeat_kv = s.attention != Attention::flash;
     a.train_linears = !lora;
+    a.frozen_linears_save_input = s.method == Method::qlora && s.framework != Framework::torchtune;
     a.train_norms = !lora;
     a.lora = lora;
     a.lora_setup = s.lora;
