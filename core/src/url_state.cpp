@@ -1,0 +1,530 @@
+// URL-hash codec for scenarios; the format is specified in docs/url-state.md.
+#include "vramcalc/url_state.hpp"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace vramcalc {
+
+using nlohmann::json;
+
+namespace {
+
+// The order scenario_to_json writes keys in (readable links); other keys follow alphabetically.
+constexpr std::array<const char*, 34> kKeyOrder = {
+    "model", "workload", "framework", "gpu", "num_gpus", "target_utilization", "method", "precision",
+    "optimizer", "lora", "quantization", "trainable_layers", "micro_batch", "seq_len", "grad_accum",
+    "checkpointing", "attention", "loss", "sharding", "offload", "tp", "pp", "cp", "ep", "sp", "rlhf",
+    "weights", "kv_dtype", "batch", "prompt_len", "gen_len", "gpu_memory_utilization", "model_hub_id", "extra"};
+
+constexpr std::size_t kMaxErrors = 20;  // enough to act on; bounded for hostile input
+
+// ---- byte-level helpers ---------------------------------------------------------------------------
+
+bool unreserved(unsigned char c) {  // RFC 3986 section 2.3
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+           c == '_' || c == '~';
+}
+
+const char kHex[] = "0123456789ABCDEF";
+
+// `also` lists unreserved characters that must still be escaped ('.' inside key segments).
+std::string percent_encode(std::string_view s, char also = '\0') {
+    std::string out;
+    out.reserve(s.size());
+    for (char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (unreserved(c) && ch != also) {
+            out += ch;
+        } else {
+            out += '%';
+            out += kHex[c >> 4];
+            out += kHex[c & 15];
+        }
+    }
+    return out;
+}
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+// nullopt on a '%' not followed by two hex digits.
+std::optional<std::string> percent_decode(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] != '%') {
+            out += s[i];
+            continue;
+        }
+        if (i + 2 >= s.size()) return std::nullopt;
+        const int hi = hex_value(s[i + 1]);
+        const int lo = hex_value(s[i + 2]);
+        if (hi < 0 || lo < 0) return std::nullopt;
+        out += static_cast<char>(hi * 16 + lo);
+        i += 2;
+    }
+    return out;
+}
+
+// Strict UTF-8 (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF), as JSON text needs.
+bool valid_utf8(std::string_view s) {
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        int n = 0;
+        std::uint32_t cp = 0, min = 0;
+        if ((c & 0xE0) == 0xC0) n = 1, cp = c & 0x1Fu, min = 0x80;
+        else if ((c & 0xF0) == 0xE0) n = 2, cp = c & 0x0Fu, min = 0x800;
+        else if ((c & 0xF8) == 0xF0) n = 3, cp = c & 0x07u, min = 0x10000;
+        else return false;
+        if (i + static_cast<std::size_t>(n) >= s.size()) return false;
+        for (int k = 1; k <= n; ++k) {
+            const auto d = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
+            if ((d & 0xC0) != 0x80) return false;
+            cp = (cp << 6) | (d & 0x3Fu);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+        i += static_cast<std::size_t>(n) + 1;
+    }
+    return true;
+}
+
+const char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+std::string base64url_encode(std::string_view s) {  // RFC 4648 section 5, no padding
+    std::string out;
+    out.reserve((s.size() + 2) / 3 * 4);
+    std::size_t i = 0;
+    for (; i + 2 < s.size(); i += 3) {
+        const std::uint32_t v = (std::uint32_t{static_cast<unsigned char>(s[i])} << 16) |
+                                (std::uint32_t{static_cast<unsigned char>(s[i + 1])} << 8) |
+                                std::uint32_t{static_cast<unsigned char>(s[i + 2])};
+        out += kB64[(v >> 18) & 63];
+        out += kB64[(v >> 12) & 63];
+        out += kB64[(v >> 6) & 63];
+        out += kB64[v & 63];
+    }
+    const std::size_t rest = s.size() - i;
+    if (rest > 0) {
+        std::uint32_t v = std::uint32_t{static_cast<unsigned char>(s[i])} << 16;
+        if (rest == 2) v |= std::uint32_t{static_cast<unsigned char>(s[i + 1])} << 8;
+        out += kB64[(v >> 18) & 63];
+        out += kB64[(v >> 12) & 63];
+        if (rest == 2) out += kB64[(v >> 6) & 63];
+    }
+    return out;
+}
+
+int b64_value(char c) {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '-') return 62;
+    if (c == '_') return 63;
+    return -1;
+}
+
+// base64url with optional '=' padding; the error names the offending position.
+std::optional<std::string> base64url_decode(std::string_view s, std::string& why) {
+    while (!s.empty() && s.back() == '=') s.remove_suffix(1);
+    if (s.size() % 4 == 1) {
+        why = "not valid base64url (length " + std::to_string(s.size()) + " cannot end a base64 text)";
+        return std::nullopt;
+    }
+    std::string out;
+    out.reserve(s.size() / 4 * 3 + 2);
+    std::uint32_t acc = 0;
+    int bits = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const int v = b64_value(s[i]);
+        if (v < 0) {
+            why = "not valid base64url (character " + std::to_string(i + 1) +
+                  " is not one of A-Z a-z 0-9 - _)";
+            return std::nullopt;
+        }
+        acc = (acc << 6) | static_cast<std::uint32_t>(v);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out += static_cast<char>((acc >> bits) & 0xFF);
+            acc &= (1u << bits) - 1;
+        }
+    }
+    return out;
+}
+
+// Deepest array/object nesting of JSON text, counted without parsing (strings skipped).
+int json_depth(std::string_view s) {
+    int depth = 0, deepest = 0;
+    bool in_string = false, escaped = false;
+    for (char c : s) {
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') in_string = true;
+        else if (c == '[' || c == '{') deepest = std::max(deepest, ++depth);
+        else if (c == ']' || c == '}') --depth;
+    }
+    return deepest;
+}
+
+// RFC 8259 section 6 number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+bool is_json_number(std::string_view s) {
+    std::size_t i = 0;
+    auto digits = [&] {
+        const std::size_t start = i;
+        while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+        return i > start;
+    };
+    if (i < s.size() && s[i] == '-') ++i;
+    if (i < s.size() && s[i] == '0') ++i;
+    else if (!digits()) return false;
+    if (i < s.size() && s[i] == '.') {
+        ++i;
+        if (!digits()) return false;
+    }
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+        if (!digits()) return false;
+    }
+    return i == s.size();
+}
+
+// Shown in messages: the raw text, bytes outside printable ASCII percent-encoded, at most 60 chars.
+std::string shown(std::string_view raw) {
+    std::string out;
+    for (char ch : raw.substr(0, 60)) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c >= 0x20 && c < 0x7F) {
+            out += ch;
+        } else {
+            out += '%';
+            out += kHex[c >> 4];
+            out += kHex[c & 15];
+        }
+    }
+    if (raw.size() > 60) out += "...";
+    return out;
+}
+
+// ---- encoder --------------------------------------------------------------------------------------
+
+std::string dump_compact(const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// A string that would read back as something else gets a leading quote.
+bool needs_quote(std::string_view s) {
+    return s.empty() || s.front() == '\'' || s.front() == '~' || s == "true" || s == "false" || s == "null" ||
+           is_json_number(s);
+}
+
+std::string scalar_text(const json& v) {
+    switch (v.type()) {
+        case json::value_t::string: {
+            std::string s = v.get<std::string>();
+            // Invalid UTF-8 cannot appear in a decoded link; replace it as nlohmann's dump does.
+            if (!valid_utf8(s)) s = json::parse(dump_compact(v), nullptr, false).get<std::string>();
+            return needs_quote(s) ? "'" + s : s;
+        }
+        case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
+        case json::value_t::number_integer: return std::to_string(v.get<std::int64_t>());
+        case json::value_t::number_unsigned: return std::to_string(v.get<std::uint64_t>());
+        case json::value_t::number_float: return dump_compact(v);  // shortest round-trip form; NaN/inf -> null
+        default: return "null";
+    }
+}
+
+bool is_scalar(const json& v) { return !v.is_object() && !v.is_array() && !v.is_binary(); }
+
+void emit(std::string& out, const std::string& key, const json& v, int depth) {
+    bool flat_object = v.is_object() && !v.empty() && depth < kUrlStateMaxKeyDepth;
+    if (flat_object)
+        for (const auto& [k, x] : v.items())
+            if (k.empty()) flat_object = false;
+    if (flat_object) {
+        for (const auto& [k, x] : v.items()) emit(out, key + "." + percent_encode(k, '.'), x, depth + 1);
+        return;
+    }
+    out += '&';
+    out += key;
+    out += '=';
+    if (v.is_array() && !v.empty()) {
+        bool scalars = true;
+        for (const auto& e : v) scalars = scalars && is_scalar(e);
+        if (scalars) {
+            bool first = true;
+            for (const auto& e : v) {
+                if (!first) out += ',';
+                first = false;
+                out += percent_encode(scalar_text(e));
+            }
+            if (v.size() == 1) out += ',';  // marks a one-element list
+            return;
+        }
+    }
+    if (v.is_object() || v.is_array() || v.is_binary()) {
+        out += '~';
+        out += base64url_encode(dump_compact(v));
+        return;
+    }
+    out += percent_encode(scalar_text(v));
+}
+
+// ---- decoder --------------------------------------------------------------------------------------
+
+class Decoder {
+public:
+    explicit Decoder(Result<json>& out) : out_(out) {}
+
+    void error(const std::string& field, std::string message) {
+        if (out_.errors.size() < kMaxErrors) out_.errors.push_back({field, std::move(message)});
+        else if (out_.errors.size() == kMaxErrors) out_.errors.push_back({"url", "more errors not shown"});
+    }
+
+    // base64url of compact JSON (config= and ~ values).
+    std::optional<json> embedded_json(const std::string& field, std::string_view b64) {
+        std::string why;
+        auto bytes = base64url_decode(b64, why);
+        if (!bytes) {
+            error(field, why);
+            return std::nullopt;
+        }
+        if (json_depth(*bytes) > kUrlStateMaxJsonDepth) {
+            error(field, "embedded JSON nests deeper than " + std::to_string(kUrlStateMaxJsonDepth) + " levels");
+            return std::nullopt;
+        }
+        json j = json::parse(*bytes, nullptr, /*allow_exceptions=*/false);
+        if (j.is_discarded()) {
+            error(field, "the base64url text does not hold valid JSON (UTF-8, finite numbers)");
+            return std::nullopt;
+        }
+        return j;
+    }
+
+    std::optional<json> scalar(const std::string& field, std::string_view raw) {
+        auto text = percent_decode(raw);
+        if (!text) {
+            error(field, "bad percent-encoding in \"" + shown(raw) + "\" (a % must be followed by two hex digits)");
+            return std::nullopt;
+        }
+        if (!valid_utf8(*text)) {
+            error(field, "value \"" + shown(raw) + "\" is not UTF-8 text once percent-decoded");
+            return std::nullopt;
+        }
+        const std::string& t = *text;
+        if (!t.empty() && t.front() == '\'') return json(t.substr(1));
+        if (!t.empty() && t.front() == '~') return embedded_json(field, std::string_view(t).substr(1));
+        if (t == "true") return json(true);
+        if (t == "false") return json(false);
+        if (t == "null") return json(nullptr);
+        if (is_json_number(t)) {
+            json n = json::parse(t, nullptr, false);
+            if (n.is_discarded() || !n.is_number()) {
+                error(field, "number " + shown(t) + " is out of range");
+                return std::nullopt;
+            }
+            return n;
+        }
+        return json(t);
+    }
+
+    std::optional<json> value(const std::string& field, std::string_view raw) {
+        if (raw.find(',') == std::string_view::npos) return scalar(field, raw);
+        std::vector<std::string_view> pieces;
+        std::size_t start = 0;
+        while (true) {
+            const std::size_t comma = raw.find(',', start);
+            pieces.push_back(raw.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+            if (comma == std::string_view::npos) break;
+            start = comma + 1;
+        }
+        if (pieces.back().empty()) pieces.pop_back();  // "a," is the one-element list ["a"]
+        json arr = json::array();
+        for (const auto& p : pieces) {
+            if (p.empty()) {
+                error(field, "empty element in the list \"" + shown(raw) + "\" (write an empty string as %27)");
+                return std::nullopt;
+            }
+            auto e = scalar(field, p);
+            if (!e) return std::nullopt;
+            arr.push_back(std::move(*e));
+        }
+        return arr;
+    }
+
+    // Places `v` at `path`; a key given twice, or both as a value and as an object, is an error.
+    void place(const std::vector<std::string>& path, const std::string& field, json v) {
+        std::string joined;
+        for (std::size_t i = 0; i < path.size(); ++i) {
+            if (i) joined += '\0';
+            joined += path[i];
+            if (i + 1 < path.size() && leaves_.count(joined)) {
+                std::string dotted;
+                for (std::size_t k = 0; k <= i; ++k) dotted += (k ? "." : "") + path[k];
+                error(field, "conflicts with the earlier value of \"" + shown(dotted) +
+                                 "\" (a key is either a value or has sub-keys)");
+                return;
+            }
+        }
+        if (leaves_.count(joined)) {
+            error(field, "given twice");
+            return;
+        }
+        if (interior_.count(joined)) {
+            error(field, "given as a value and also with sub-keys");
+            return;
+        }
+        leaves_.insert(joined);
+        std::string prefix;
+        for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+            if (i) prefix += '\0';
+            prefix += path[i];
+            interior_.insert(prefix);
+        }
+        json* node = &root_;
+        for (std::size_t i = 0; i + 1 < path.size(); ++i) node = &(*node)[path[i]];
+        (*node)[path.back()] = std::move(v);
+    }
+
+    void pair(std::string_view seg) {
+        const std::size_t eq = seg.find('=');
+        if (eq == std::string_view::npos) {
+            error("url", "\"" + shown(seg) + "\" has no '=' (expected key=value)");
+            return;
+        }
+        const std::string_view raw_key = seg.substr(0, eq), raw_value = seg.substr(eq + 1);
+        if (raw_key.empty()) {
+            error("url", "empty key in \"" + shown(seg) + "\"");
+            return;
+        }
+        const std::string field = shown(raw_key);
+        std::vector<std::string> path;
+        std::size_t start = 0;
+        while (true) {
+            const std::size_t dot = raw_key.find('.', start);
+            const std::string_view part =
+                raw_key.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+            if (part.empty()) {
+                error(field, "empty key segment (keys are name or name.sub)");
+                return;
+            }
+            auto k = percent_decode(part);
+            if (!k) {
+                error(field, "bad percent-encoding in the key (a % must be followed by two hex digits)");
+                return;
+            }
+            if (k->empty() || !valid_utf8(*k)) {
+                error(field, k->empty() ? "empty key segment" : "key is not UTF-8 text once percent-decoded");
+                return;
+            }
+            path.push_back(std::move(*k));
+            if (path.size() > static_cast<std::size_t>(kUrlStateMaxKeyDepth)) {
+                error(field, "key nests deeper than " + std::to_string(kUrlStateMaxKeyDepth) + " levels");
+                return;
+            }
+            if (dot == std::string_view::npos) break;
+            start = dot + 1;
+        }
+        if (path.size() == 1 && path[0] == "v") {
+            if (have_version_) error("v", "given twice");
+            have_version_ = true;
+            if (raw_value != "1")
+                error("v", "unsupported version \"" + shown(raw_value) + "\" (this build reads v=1 links)");
+            return;
+        }
+        if (path.size() == 1 && path[0] == "config") {
+            auto m = embedded_json("config", raw_value);
+            if (!m) return;
+            if (!m->is_object()) {
+                error("config", "expected a config.json object, got JSON of another type");
+                return;
+            }
+            place({"model"}, "config", std::move(*m));
+            return;
+        }
+        auto v = value(field, raw_value);
+        if (v) place(path, field, std::move(*v));
+    }
+
+    void run(std::string_view hash) {
+        if (!hash.empty() && hash.front() == '#') hash.remove_prefix(1);
+        if (hash.size() > kUrlStateMaxChars) {
+            error("url", "longer than " + std::to_string(kUrlStateMaxChars) + " characters (" +
+                             std::to_string(hash.size()) + ")");
+            return;
+        }
+        for (std::size_t i = 0; i < hash.size(); ++i) {
+            const auto c = static_cast<unsigned char>(hash[i]);
+            if (c < 0x20 || c == 0x7F) {
+                error("url", "control character (byte " + std::to_string(c) + ") at position " +
+                                 std::to_string(i + 1) + "; such characters must be percent-encoded");
+                return;
+            }
+        }
+        std::size_t start = 0;
+        while (start <= hash.size()) {
+            const std::size_t amp = hash.find('&', start);
+            const std::string_view seg =
+                hash.substr(start, amp == std::string_view::npos ? std::string_view::npos : amp - start);
+            if (!seg.empty()) pair(seg);  // "a=1&&b=2" and a trailing '&' are harmless
+            if (amp == std::string_view::npos) break;
+            start = amp + 1;
+        }
+        if (!have_version_) error("v", "missing: a vramcalc link starts with v=1");
+        if (out_.errors.empty()) out_.value = std::move(root_);
+    }
+
+private:
+    Result<json>& out_;
+    json root_ = json::object();
+    std::set<std::string> leaves_, interior_;  // paths joined with '\0'
+    bool have_version_ = false;
+};
+
+}  // namespace
+
+std::string encode_url_state(const json& scenario) {
+    std::string out = "v=1";
+    if (!scenario.is_object()) return out;
+    auto one = [&](const std::string& k, const json& v) {
+        if (k.empty() || k == "v" || k == "config") return;  // reserved by the format (docs/url-state.md)
+        if (k == "model" && v.is_object() && (v.contains("model_type") || v.contains("architectures"))) {
+            out += "&config=";
+            out += base64url_encode(dump_compact(v));
+            return;
+        }
+        emit(out, percent_encode(k, '.'), v, 1);
+    };
+    for (const char* k : kKeyOrder)
+        if (auto it = scenario.find(k); it != scenario.end()) one(k, *it);
+    for (const auto& [k, v] : scenario.items()) {
+        bool ordered = false;
+        for (const char* o : kKeyOrder) ordered = ordered || k == o;
+        if (!ordered) one(k, v);
+    }
+    return out;
+}
+
+Result<json> decode_url_state(std::string_view hash) {
+    Result<json> out;
+    Decoder(out).run(hash);
+    return out;
+}
+
+}  // namespace vramcalc

@@ -1,0 +1,158 @@
+// URL-hash codec (docs/url-state.md): round trips of every scenario the core writes, readable output,
+// and a clear error (never a crash) for every kind of broken link.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "test_data.hpp"
+#include "vramcalc/scenario_json.hpp"
+#include "vramcalc/url_state.hpp"
+
+using namespace vramcalc;
+using nlohmann::json;
+
+namespace {
+
+// encode -> decode must give the same JSON back, and re-encoding must give the same text.
+void check_round_trip(const json& j) {
+    const std::string hash = encode_url_state(j);
+    INFO(j.dump() << "\n -> " << hash);
+    auto back = decode_url_state(hash);
+    INFO(back.error_text());
+    REQUIRE(back.ok());
+    CHECK(*back == j);
+    CHECK(encode_url_state(*back) == hash);
+    auto with_hash = decode_url_state("#" + hash);
+    REQUIRE(with_hash.ok());
+    CHECK(*with_hash == j);
+}
+
+json written(const std::string& scenario_text) {
+    auto s = scenario_from_text(scenario_text, test::catalog());
+    INFO(scenario_text << "\n" << s.error_text());
+    REQUIRE(s.ok());
+    return scenario_to_json(*s);
+}
+
+std::string first_error(const std::string& hash) {
+    auto r = decode_url_state(hash);
+    CHECK_FALSE(r.ok());
+    return r.errors.empty() ? std::string() : r.errors.front().text();
+}
+
+}  // namespace
+
+TEST_CASE("url state: scenario_to_json of every preset round-trips (train and infer defaults)") {
+    int n = 0;
+    for (const auto& m : test::catalog().models()) {
+        for (const char* extra : {"", R"(, "workload": "infer")", R"(, "method": "lora")",
+                                  R"(, "method": "qlora", "lora": {"targets": "all-linear", "rank": 64})",
+                                  R"(, "method": "freeze", "trainable_layers": 1)"}) {
+            const json j = written(R"({"model": ")" + m.id + "\"" + extra + "}");
+            check_round_trip(j);
+            // What the decoder gives back is a scenario the parser accepts and writes identically.
+            auto again = scenario_from_json(*decode_url_state(encode_url_state(j)), test::catalog());
+            REQUIRE(again.ok());
+            CHECK(scenario_to_json(*again) == j);
+            ++n;
+        }
+    }
+    CHECK(n == 5 * static_cast<int>(test::catalog().models().size()));
+    for (const auto& g : test::catalog().gpus()) check_round_trip(written(R"({"model": "gpt2", "gpu": ")" + g.id + "\"}"));
+    for (const char* fw : {"hf", "torchtune", "litgpt", "deepspeed", "megatron", "vllm", "llama.cpp"})
+        check_round_trip(written(std::string(R"({"model": "llama-3.1-8b", "method": "lora", "framework": ")") + fw + "\"}"));
+}
+
+TEST_CASE("url state: inline config.json, custom GPU and parameter-only models round-trip") {
+    for (const auto& m : test::catalog().models()) {
+        json j = written(R"({"model": ")" + m.id + R"(", "method": "lora"})");
+        j["model"] = json::parse(m.config_json);  // what the page keeps for a pasted config.json
+        const std::string hash = encode_url_state(j);
+        INFO(m.id << ": " << hash.substr(0, 200));
+        CHECK(hash.find("&config=") != std::string::npos);
+        CHECK(hash.find("model") == std::string::npos);
+        check_round_trip(j);
+        auto s = scenario_from_json(*decode_url_state(hash), test::catalog());
+        REQUIRE(s.ok());
+        CHECK(count_parameters(s->model).total == m.params.total);
+    }
+    check_round_trip(written(R"({"model": "gpt2", "gpu": {"name": "My GPU, 96 GiB & more", "memory_gib": 96}})"));
+    check_round_trip(json{{"model", {{"name", "ZeRO 7.5B"}, {"parameters", 7500000000}}}, {"workload", "train"}});
+}
+
+TEST_CASE("url state: the link is readable") {
+    const json j = written(R"({"model": "llama-3.1-8b", "method": "lora", "lora": {"rank": 16}, "framework": "torchtune",
+        "gpu": {"name": "My GPU", "memory_gib": 96}})");
+    const std::string h = encode_url_state(j);
+    INFO(h);
+    CHECK(h.rfind("v=1&model=llama-3.1-8b&workload=train&framework=torchtune&gpu.memory_bytes=103079215104"
+                  "&gpu.name=My%20GPU&num_gpus=1&target_utilization=0.9&method=lora&precision=bf16&",
+                  0) == 0);
+    CHECK(h.find("&lora.alpha=16.0&lora.dropout=0.0&lora.rank=16&lora.targets=q_proj,v_proj&lora.train_embeddings=false") !=
+          std::string::npos);
+    CHECK(h.find("&offload=none&") != std::string::npos);
+    // A hand-written link: typed values, a one-element list, '#', '+' and '%2B' both mean '+'.
+    auto r = decode_url_state("#v=1&model=gpt2&micro_batch=4&lora.targets=q_proj,&sp=true&offload=optimizer+params");
+    REQUIRE(r.ok());
+    CHECK(*r == json{{"model", "gpt2"}, {"micro_batch", 4}, {"lora", {{"targets", {"q_proj"}}}}, {"sp", true},
+                     {"offload", "optimizer+params"}});
+    CHECK(decode_url_state("v=1&offload=optimizer%2Bparams")->at("offload") == "optimizer+params");
+}
+
+TEST_CASE("url state: strings that look like numbers or literals stay strings") {
+    json j = {{"model", {{"name", "1.5"}, {"parameters", 1500000000}}},
+              {"a", "true"}, {"b", "null"}, {"c", ""}, {"d", "'quoted"}, {"e", "~tilde"}, {"f", "-0"},
+              {"g", json::array({"", "x,y", "1", 2, 2.5, true, nullptr})}, {"h", json::array()},
+              {"i", json::object()}, {"j", json::array({json::object({{"k", 1}})})}, {"k", 1e300},
+              {"l", -7}, {"m", 18446744073709551615ULL}, {"n", "ünïcödé ✓"}, {"o", {{"", 1}}},
+              {"p", {{"x.y", {{"z", "a&b=c"}}}}}, {"q", json::array({"only"})}, {"r", 1.0}, {"s", "00"}};
+    check_round_trip(j);
+    CHECK((*decode_url_state(encode_url_state(j)))["f"].is_string());
+    CHECK((*decode_url_state(encode_url_state(j)))["r"].is_number_float());
+    // Depth: flattening stops at the key-depth limit and the rest travels as embedded JSON.
+    json deep = 1;
+    for (int i = 0; i < 12; ++i) deep = json{{"d", deep}};
+    check_round_trip(json{{"x", deep}});
+}
+
+TEST_CASE("url state: broken links give a clear error naming the field") {
+    CHECK(first_error("v=1&model=gpt%2") == "model: bad percent-encoding in \"gpt%2\" (a % must be followed by two hex digits)");
+    CHECK(first_error("v=1&model=gpt%zz").find("bad percent-encoding") != std::string::npos);
+    CHECK(first_error("v=1&gpt%zz=1").find("bad percent-encoding in the key") != std::string::npos);
+    CHECK(first_error("v=1&config=abc$").find("config: not valid base64url (character 4") == 0);
+    CHECK(first_error("v=1&config=a").find("config: not valid base64url") == 0);
+    CHECK(first_error("v=1&config=e30x").find("config:") == 0);                        // "{}" + junk
+    CHECK(first_error("v=1&config=" + std::string("WzE")).find("does not hold valid JSON") != std::string::npos);  // "[1"
+    CHECK(first_error("v=1&config=WzFd") == "config: expected a config.json object, got JSON of another type");
+    {
+        const std::string enc = encode_url_state(json{{"x", json::parse(std::string(60, '[') + std::string(60, ']'))}});
+        REQUIRE(decode_url_state(enc).ok());  // 60 levels (+1) are within the limit
+    }
+    json nested = json::array();
+    for (int i = 0; i < 70; ++i) nested = json::array({nested});
+    CHECK(first_error(encode_url_state(json{{"x", nested}})).find("nests deeper than 64") != std::string::npos);
+    CHECK(first_error("v=1&model=a&model=b") == "model: given twice");
+    CHECK(first_error("v=1&lora.rank=1&lora.rank=2") == "lora.rank: given twice");
+    CHECK(first_error("v=1&gpu=h100-80gb&gpu.name=x").find("gpu.name: conflicts with the earlier value of \"gpu\"") == 0);
+    CHECK(first_error("v=1&gpu.name=x&gpu=h100-80gb") == "gpu: given as a value and also with sub-keys");
+    CHECK(first_error("v=1&model=gpt2&config=e30") == "config: given twice");
+    CHECK(first_error("v=1&=gpt2") == "url: empty key in \"=gpt2\"");
+    CHECK(first_error("v=1&lora..rank=2").find("empty key segment") != std::string::npos);
+    CHECK(first_error("v=1&model") == "url: \"model\" has no '=' (expected key=value)");
+    CHECK(first_error("v=2&model=gpt2") == "v: unsupported version \"2\" (this build reads v=1 links)");
+    CHECK(first_error("model=gpt2") == "v: missing: a vramcalc link starts with v=1");
+    CHECK(first_error("") == "v: missing: a vramcalc link starts with v=1");
+    CHECK(first_error("v=1&v=1") == "v: given twice");
+    CHECK(first_error("v=1&a=1,,2").find("empty element") != std::string::npos);
+    CHECK(first_error("v=1&a=1e999") == "a: number 1e999 is out of range");
+    CHECK(first_error("v=1&a=%FF%FE").find("not UTF-8") != std::string::npos);
+    CHECK(first_error("v=1&a=b\nc").find("control character") != std::string::npos);
+    CHECK(first_error("v=1&a.b.c.d.e.f.g.h.i=1").find("deeper than 8") != std::string::npos);
+    CHECK(first_error("v=1&a=" + std::string(70000, 'x')).find("url: longer than 65536") == 0);
+    // A huge number of problems is reported briefly.
+    std::string many = "v=1";
+    for (int i = 0; i < 100; ++i) many += "&%zz=1";
+    CHECK(decode_url_state(many).errors.size() == 21);
+}
