@@ -37,6 +37,9 @@ usage:
                                                --lora-targets all-linear --micro-batch 4 --seq-len 2048)
   vramcalc validate REFERENCE.json [--json]   run reference data (parameter counts, measured runs,
                                               formula cases) and summarise the errors
+  vramcalc validate --markdown [REFERENCE.json ...]
+                                              the same as the docs/validation.md page (default: the
+                                              files in tests/data/, run from the repository root)
   vramcalc presets [--json]                   list model and GPU presets
   vramcalc bench [SCENARIO.json] [--json]     time one estimate and a full-catalog solve
   vramcalc --help | --version
@@ -182,7 +185,10 @@ int cmd_estimate(const std::vector<std::string>& args, bool as_json) {
     return kOk;
 }
 
-int cmd_validate(const std::vector<std::string>& args, bool as_json) {
+int cmd_validate_markdown(std::vector<std::string> paths);
+
+int cmd_validate(const std::vector<std::string>& args, bool as_json, bool as_markdown) {
+    if (as_markdown) return cmd_validate_markdown(args);
     if (args.empty()) throw BadInput("validate needs a REFERENCE.json");
     auto rep = vc::validate_reference(parse_json_file(args[0]), catalog());
     if (!rep.ok()) {
@@ -191,6 +197,95 @@ int cmd_validate(const std::vector<std::string>& args, bool as_json) {
     }
     if (as_json) std::cout << vc::report_to_json(*rep).dump(2) << "\n";
     else std::cout << vc::cli::render_validation(*rep);
+    return kOk;
+}
+
+// One line that says what a reference entry's scenario runs: "llama-3.1-8b lora, rtx-4090, mb 2 x 2048".
+std::string scenario_summary(const json& e) {
+    if (!e.contains("scenario") || !e["scenario"].is_object()) return "";
+    const json& s = e["scenario"];
+    auto text = [&s](const char* key) -> std::string {
+        if (!s.contains(key)) return "";
+        const json& v = s[key];
+        if (v.is_string()) return v.get<std::string>();
+        if (v.is_number_integer()) return std::to_string(v.get<long long>());
+        if (v.is_object() && v.contains("name") && v["name"].is_string()) return v["name"].get<std::string>();
+        return v.is_object() ? "(inline)" : v.dump();
+    };
+    const bool infer = text("workload") == "infer";
+    std::string o = text("model");
+    if (infer) {
+        o += " infer";
+        if (!text("weights").empty()) o += " " + text("weights");
+    } else {
+        o += " " + (text("method").empty() ? std::string("full") : text("method"));
+    }
+    if (!text("framework").empty()) o += " (" + text("framework") + ")";
+    o += ", " + (text("gpu").empty() ? std::string("h100-80gb") : text("gpu"));
+    if (!text("num_gpus").empty() && text("num_gpus") != "1") o += " x" + text("num_gpus");
+    if (infer) {
+        if (!text("batch").empty()) o += ", batch " + text("batch");
+        if (!text("prompt_len").empty()) o += ", " + text("prompt_len") + "+" + (text("gen_len").empty() ? "0" : text("gen_len"));
+    } else {
+        if (!text("micro_batch").empty()) o += ", mb " + text("micro_batch");
+        if (!text("seq_len").empty()) o += " x " + text("seq_len");
+    }
+    return o;
+}
+
+// `validate --markdown [FILE...]`: the docs/validation.md page. Without files it reads the project's
+// reference data from tests/data/ (run from the repository root), so the regeneration command is one line.
+int cmd_validate_markdown(std::vector<std::string> paths) {
+    if (paths.empty()) {
+        paths = {"tests/data/param_counts.json", "tests/data/param_counts_extra.json", "tests/data/formula_cases.json",
+                 "tests/data/measured_runs.json"};
+        for (const auto& p : paths)
+            if (!file_exists(p))
+                throw BadInput("validate --markdown without files reads " + p +
+                               ": run it from the repository root or name the reference files");
+        // Our own measurements (tools/measure/), once the checkout has some.
+        const std::string local = "tests/data/measured_local.json";
+        if (file_exists(local) && !parse_json_file(local).empty()) paths.push_back(local);
+    }
+    std::vector<vc::cli::ValidationFile> files;
+    for (const auto& path : paths) {
+        const json ref = parse_json_file(path);
+        auto rep = vc::validate_reference(ref, catalog());
+        if (!rep.ok()) {
+            for (const auto& p : rep.errors) std::cerr << "error: " << path << ": " << p.text() << "\n";
+            return kBadInput;
+        }
+        const json* list = &ref;  // the same container rule as validate_reference
+        if (ref.is_object())
+            for (const char* k : {"entries", "runs", "cases"})
+                if (ref.contains(k)) list = &ref[k];
+        vc::cli::ValidationFile f;
+        f.path = path;
+        f.report = *rep;
+        std::vector<json> groups;
+        for (const json& e : *list) {  // all objects: validate_reference rejected anything else
+            const std::string src = e.contains("source") && e["source"].is_string() ? e["source"].get<std::string>()
+                                                                                    : "(no source given)";
+            int idx = -1;
+            for (std::size_t i = 0; i < f.sources.size(); ++i)
+                if (f.sources[i].source == src) idx = static_cast<int>(i);
+            if (idx < 0) {
+                idx = static_cast<int>(f.sources.size());
+                f.sources.push_back({src, 0, {}});
+                groups.push_back(json::array());
+            }
+            ++f.sources[static_cast<std::size_t>(idx)].entries;
+            groups[static_cast<std::size_t>(idx)].push_back(e);
+            f.entry_source.push_back(idx);
+            f.entry_scenario.push_back(scenario_summary(e));
+        }
+        for (std::size_t i = 0; i < groups.size(); ++i) {
+            auto g = vc::validate_reference(groups[i], catalog());
+            if (g.ok()) f.sources[i].report = *g;
+        }
+        files.push_back(std::move(f));
+    }
+    std::cout << vc::cli::render_validation_markdown(files);
     return kOk;
 }
 
@@ -244,10 +339,11 @@ int cmd_bench(const std::vector<std::string>& args, bool as_json) {
 
 int run(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
-    bool as_json = false;
+    bool as_json = false, as_markdown = false;
     std::vector<std::string> rest;
     for (const auto& a : args) {
         if (a == "--json") as_json = true;
+        else if (a == "--markdown") as_markdown = true;
         else rest.push_back(a);
     }
     if (rest.empty() || rest[0] == "--help" || rest[0] == "-h" || rest[0] == "help") {
@@ -260,9 +356,10 @@ int run(int argc, char** argv) {
     }
     const std::string cmd = rest[0];
     std::vector<std::string> params(rest.begin() + 1, rest.end());
+    if (as_markdown && cmd != "validate") throw BadInput("--markdown is an option of `validate` only");
     if (cmd == "inspect") return cmd_inspect(params, as_json);
     if (cmd == "estimate") return cmd_estimate(params, as_json);
-    if (cmd == "validate") return cmd_validate(params, as_json);
+    if (cmd == "validate") return cmd_validate(params, as_json, as_markdown);
     if (cmd == "presets") return cmd_presets(as_json);
     if (cmd == "bench") return cmd_bench(params, as_json);
     throw BadInput("unknown command '" + cmd + "' (allowed: inspect, estimate, validate, presets; see --help)");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "vramcalc/bill.hpp"
 #include "vramcalc/catalog.hpp"
@@ -13,5 +14,22 @@ std::string render_bill(const Bill& b);
 std::string render_params(const std::string& name, const ModelSpec& m, const ParamBreakdown& p);
 std::string render_validation(const ValidationReport& r);
 std::string render_presets(const Catalog& c);
+
+// One reference file for `vramcalc validate --markdown`: the whole file's report, one report per
+// public source (entries grouped by their "source" field) and, per entry, its source index and a
+// one-line scenario summary (both read from the file by the CLI; the core report does not carry them).
+struct ValidationSourceGroup {
+    std::string source;
+    int entries = 0;
+    ValidationReport report;
+};
+struct ValidationFile {
+    std::string path;
+    ValidationReport report;
+    std::vector<ValidationSourceGroup> sources;
+    std::vector<int> entry_source;             // index into sources, parallel to report.entries
+    std::vector<std::string> entry_scenario;   // "llama-3.1-8b lora, rtx-4090, mb 2 x 2048", parallel too
+};
+std::string render_validation_markdown(const std::vector<ValidationFile>& files);
 
 }  // namespace vramcalc::cli
