@@ -1,0 +1,95 @@
+#include "vramcalc/bill_format.hpp"
+
+#include <cstdio>
+
+#include "vramcalc/units.hpp"
+
+namespace vramcalc {
+namespace {
+
+std::string gib3(std::int64_t bytes) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(bytes) / kGiB);
+    return buf;
+}
+
+// RFC 4180: quote a field when it holds a comma, quote or line break; double the quotes inside.
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + '"';
+}
+
+// Markdown table cells cannot hold '|' or line breaks.
+std::string md_cell(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '|') out += "\\|";
+        else if (c == '\n' || c == '\r') out += ' ';
+        else out += c;
+    }
+    return out;
+}
+
+std::string share(std::int64_t part, std::int64_t whole) {
+    if (whole <= 0) return "";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+    return buf;
+}
+
+std::string verdict(const Bill& b) {
+    const std::int64_t room = b.gpu.memory_bytes - b.device_bytes;
+    if (b.fits) return "fits, " + format_gib(room) + " free";
+    return "does not fit: " + format_gib(-room) + " over";
+}
+
+}  // namespace
+
+std::string bill_to_csv(const Bill& b) {
+    std::string out = "component,bytes,GiB,share_of_device,detail\r\n";
+    auto row = [&](const std::string& id, std::int64_t bytes, const std::string& detail) {
+        out += csv_field(id) + ',' + std::to_string(bytes) + ',' + gib3(bytes) + ',' +
+               csv_field(share(bytes, b.device_bytes)) + ',' + csv_field(detail) + "\r\n";
+    };
+    for (const auto& c : b.components) row(c.id, c.bytes, c.detail);
+    row("peak_allocated", b.peak_allocated_bytes, "torch.cuda.max_memory_allocated()");
+    row("peak_reserved", b.peak_reserved_bytes, "torch.cuda.max_memory_reserved()");
+    row("device", b.device_bytes, "what nvidia-smi shows for the process");
+    row("gpu_capacity", b.gpu.memory_bytes, b.gpu.name);
+    if (b.cpu_bytes > 0) row("cpu", b.cpu_bytes, "host memory");
+    return out;
+}
+
+std::string bill_to_markdown(const Bill& b) {
+    std::string out = "## " + md_cell(b.model_name) + " on " + md_cell(b.gpu.name) + "\n\n";
+    out += "**" + format_gib(b.device_bytes) + " of " + format_gib(b.gpu.memory_bytes) + " per GPU: " + verdict(b) +
+           ".** (GiB = 2^30 bytes)\n\n";
+    out += "| component | GiB | bytes | share | how |\n|---|---:|---:|---:|---|\n";
+    for (const auto& c : b.components)
+        out += "| " + md_cell(c.id) + " | " + gib3(c.bytes) + " | " + std::to_string(c.bytes) + " | " +
+               share(c.bytes, b.device_bytes) + " | " + md_cell(c.detail) + " |\n";
+    out += "\n| peak | GiB | bytes |\n|---|---:|---:|\n";
+    out += "| allocated (max_memory_allocated) | " + gib3(b.peak_allocated_bytes) + " | " +
+           std::to_string(b.peak_allocated_bytes) + " |\n";
+    out += "| reserved (max_memory_reserved) | " + gib3(b.peak_reserved_bytes) + " | " +
+           std::to_string(b.peak_reserved_bytes) + " |\n";
+    out += "| device (nvidia-smi) | " + gib3(b.device_bytes) + " | " + std::to_string(b.device_bytes) + " |\n";
+    if (b.cpu_bytes > 0) out += "| host (CPU) | " + gib3(b.cpu_bytes) + " | " + std::to_string(b.cpu_bytes) + " |\n";
+    if (b.max_micro_batch) out += "\nLargest micro-batch that fits: " + std::to_string(*b.max_micro_batch) + "\n";
+    if (b.max_batch) out += "\nLargest batch that fits: " + std::to_string(*b.max_batch) + "\n";
+    if (b.max_seq_len) out += "\nLongest sequence at this micro-batch: " + std::to_string(*b.max_seq_len) + " tokens\n";
+    for (const auto& w : b.warnings) out += "\n> warning: " + md_cell(w) + "\n";
+    return out;
+}
+
+std::string bill_summary(const Bill& b) {
+    return b.model_name + " on " + b.gpu.name + ": " + format_gib(b.device_bytes) + " of " +
+           format_gib(b.gpu.memory_bytes) + " per GPU, " + verdict(b) + ".";
+}
+
+}  // namespace vramcalc

@@ -1,0 +1,94 @@
+// The calculator UI: one AppState, one function per panel, one draw_frame() that both the web page
+// and the desktop app call once per frame (see src/frame.cpp for the layout).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vramcalc/advice.hpp"
+#include "vramcalc/bill.hpp"
+#include "vramcalc/catalog.hpp"
+#include "vramcalc/estimate.hpp"
+#include "vramcalc/scenario.hpp"
+#include "vramcalc_ui/platform.hpp"
+
+namespace vramcalc::ui {
+
+// Everything derived from the scenario; recomputed when the scenario changes, never per frame.
+struct Results {
+    bool ok = false;
+    std::string errors;                 // scenario problems, one per line ("micro_batch: ...")
+    std::vector<std::string> warnings;
+    Scenario scenario;
+    Bill bill;
+    nlohmann::json bill_json;
+    std::vector<CatalogFit> catalog;    // the whole GPU catalog
+    std::vector<Advice> advice;
+    struct Point { double x, device_gib; };
+    std::vector<Point> by_batch, by_seq;  // memory against micro-batch / batch and against sequence length
+    double compute_ms = 0;              // time of the last recompute, shown in the footer
+};
+
+struct AppState {
+    const Catalog* catalog = nullptr;
+    Platform* platform = nullptr;
+
+    nlohmann::json scenario;            // the source of truth, in shared/spec/scenario.md names
+    Results results;
+    bool dirty = true;                  // scenario changed: recompute before the next frame
+
+    // UI state (no static locals in panels).
+    bool embed = false;                 // ?embed=1: compact layout for an <iframe>
+    std::string model_filter;
+    std::string hub_id = "meta-llama/Llama-3.1-8B";
+    std::string hub_base = "https://huggingface.co";
+    std::string pasted_config;
+    std::string status;                 // last action's message ("Link copied", "Fetch failed: ...")
+    bool status_is_error = false;
+    std::string load_error;             // a URL hash or file that could not be read
+    int catalog_sort_column = 4;        // max batch
+    bool catalog_sort_ascending = false;
+    bool show_embed_snippet = false;
+    float ui_scale = 1.0f;              // device pixel ratio
+};
+
+class App {
+public:
+    App(const Catalog& catalog, Platform& platform);
+
+    AppState& state() { return st_; }
+
+    // The scenario as given (JSON object); an invalid one is kept and its problems shown.
+    void set_scenario(nlohmann::json scenario);
+    // Loads a URL hash (with or without '#'); a broken hash leaves the scenario as it was and says why.
+    bool load_url_state(const std::string& hash);
+    std::string url_state() const;
+    // Asynchronous answers from the platform.
+    void on_file(const std::string& name, const std::string& bytes);
+    void on_fetched(bool ok, const std::string& url, const std::string& body, const std::string& error);
+
+    // Recompute if needed, then draw one frame of the UI (inside an ImGui frame).
+    void draw_frame();
+    // Recompute now if the scenario changed (the platform may call this outside a frame).
+    void update();
+
+private:
+    AppState st_;
+};
+
+// Fonts (embedded) and colours for a UI scale (the device pixel ratio); the platform rebuilds its font
+// texture afterwards.
+void setup_style(float scale);
+
+// The scenario as the URL hash writes it (no leading '#').
+std::string encode_state(const AppState& st);
+
+// The default question: Llama-3.1-8B, LoRA, bf16, on an H100 (what people ask first).
+nlohmann::json default_scenario();
+
+}  // namespace vramcalc::ui

@@ -1,0 +1,39 @@
+// What the calculator's UI asks of the platform it runs on (the web page or the desktop app). Each
+// platform implements this once (web/main_web.cpp, imgui_app/desktop/main_desktop.cpp); the panels never
+// see browser or OS calls. Results of asynchronous requests come back through App (on_file, on_fetched).
+#pragma once
+
+#include <string>
+
+namespace vramcalc::ui {
+
+class Platform {
+public:
+    virtual ~Platform() = default;
+
+    virtual const char* name() const = 0;  // "web" or "desktop", shown in the About line
+    // Clipboard through the platform's own API (the browser's, not ImGui's internal one).
+    virtual void copy_text(const std::string& text) = 0;
+    // Save a text file: a download on the web, a file in the user's folder on the desktop.
+    // Returns a message for the status line ("saved to ~/vramcalc-bill.csv", "downloaded ...").
+    virtual std::string save_text(const std::string& file_name, const std::string& mime, const std::string& text) = 0;
+    // Ask the user for a file (config.json or a scenario); the bytes arrive later through App::on_file.
+    virtual bool can_open_file() const { return true; }
+    virtual void open_file_dialog() = 0;
+    // GET a URL (a Hub config.json); the answer arrives later through App::on_fetched.
+    virtual bool can_fetch() const = 0;
+    virtual void fetch_text(const std::string& url) = 0;
+    // The shareable link for the current scenario: `hash` has no leading '#'. The web page also keeps it
+    // in the address bar.
+    virtual void set_url_state(const std::string& hash) = 0;
+    virtual std::string share_link(const std::string& hash) const = 0;
+    // Open a link in a new browser tab (or the system browser).
+    virtual void open_url(const std::string& url) = 0;
+    // One line of text mirroring the verdict for screen readers (and tests).
+    virtual void set_summary(const std::string& text) = 0;
+    // Settings that outlive the session (localStorage / a file in the user's config directory).
+    virtual void save_setting(const std::string& key, const std::string& value) = 0;
+    virtual std::string load_setting(const std::string& key) const = 0;
+};
+
+}  // namespace vramcalc::ui

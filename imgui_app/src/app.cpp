@@ -1,0 +1,155 @@
+// App: owns the AppState, turns scenario changes into Results (once per change, never per frame) and
+// takes the platform's asynchronous answers (dropped/opened files, fetched Hub configs, URL hashes).
+#include <algorithm>
+#include <chrono>
+
+#include "ui.hpp"
+#include "vramcalc/bill_format.hpp"
+#include "vramcalc/scenario_json.hpp"
+#include "vramcalc/url_state.hpp"
+
+namespace vramcalc::ui {
+
+using json = nlohmann::json;
+
+json default_scenario() {
+    return {{"model", "llama-3.1-8b"}, {"workload", "train"}, {"framework", "hf"}, {"method", "lora"},
+            {"precision", "bf16"},     {"gpu", "h100-80gb"},   {"micro_batch", 4},  {"seq_len", 2048}};
+}
+
+App::App(const Catalog& catalog, Platform& platform) {
+    st_.catalog = &catalog;
+    st_.platform = &platform;
+    st_.scenario = default_scenario();
+    const std::string saved = platform.load_setting("scenario");
+    if (!saved.empty()) {
+        json j = json::parse(saved, nullptr, false);
+        if (j.is_object() && j.contains("model")) st_.scenario = std::move(j);
+    }
+    const std::string base = platform.load_setting("hub_base");
+    if (!base.empty()) st_.hub_base = base;
+}
+
+void App::set_scenario(json scenario) {
+    st_.scenario = std::move(scenario);
+    st_.dirty = true;
+}
+
+bool App::load_url_state(const std::string& hash) {
+    if (hash.empty() || hash == "#") return true;
+    auto decoded = decode_url_state(hash);
+    if (!decoded.ok()) {
+        st_.load_error = "The link's scenario could not be read, so the previous one is kept:\n" + decoded.error_text();
+        return false;
+    }
+    st_.load_error.clear();
+    set_scenario(*decoded);
+    return true;
+}
+
+std::string App::url_state() const { return encode_state(st_); }
+
+std::string encode_state(const AppState& st) { return encode_url_state(st.scenario); }
+
+void App::on_file(const std::string& name, const std::string& bytes) {
+    json j = json::parse(bytes, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+        set_status(st_, name + ": not a JSON object (expected a config.json or a scenario file)", true);
+        return;
+    }
+    if (j.contains("model")) {  // a scenario file
+        set_scenario(std::move(j));
+        set_status(st_, "Opened scenario " + name);
+    } else {                    // a config.json: keep the rest of the scenario
+        st_.scenario["model"] = std::move(j);
+        st_.dirty = true;
+        set_status(st_, "Using model config " + name);
+    }
+}
+
+void App::on_fetched(bool ok, const std::string& url, const std::string& body, const std::string& error) {
+    if (!ok) {
+        set_status(st_, "Could not fetch " + url + ": " + error, true);
+        return;
+    }
+    json j = json::parse(body, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+        set_status(st_, url + " did not return a JSON object (is the model gated or private?)", true);
+        return;
+    }
+    st_.scenario["model"] = std::move(j);
+    st_.dirty = true;
+    set_status(st_, "Fetched " + url);
+}
+
+void App::update() {
+    if (!st_.dirty) return;
+    st_.dirty = false;
+    recompute(st_);
+    st_.platform->set_url_state(url_state());
+    st_.platform->save_setting("scenario", st_.scenario.dump());
+}
+
+void set_status(AppState& st, std::string message, bool error) {
+    st.status = std::move(message);
+    st.status_is_error = error;
+}
+
+void apply_patch(AppState& st, const json& patch) {
+    st.scenario.merge_patch(patch);
+    st.dirty = true;
+}
+
+namespace {
+
+// Points 1, 2, 4, ... up to `hi` plus the scenario's own value, for the memory curves.
+std::vector<std::int64_t> doubling(std::int64_t lo, std::int64_t hi, std::int64_t own) {
+    std::vector<std::int64_t> v;
+    for (std::int64_t x = lo; x <= hi; x *= 2) v.push_back(x);
+    if (own >= lo && own <= hi) v.push_back(own);
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+}
+
+}  // namespace
+
+void recompute(AppState& st) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Results r;
+    auto sc = scenario_from_json(st.scenario, *st.catalog);
+    r.warnings = sc.warnings;
+    if (!sc.ok()) {
+        r.errors = sc.error_text();
+        st.results = std::move(r);
+        st.platform->set_summary("The scenario has problems: " + st.results.errors);
+        return;
+    }
+    r.ok = true;
+    r.scenario = *sc;
+    r.bill = estimate(r.scenario);
+    r.bill_json = bill_to_json(r.bill);
+    r.catalog = solve_catalog(r.scenario, st.catalog->gpus());
+    r.advice = advise(st.scenario, *st.catalog);
+
+    const bool train = r.scenario.workload == Workload::train;
+    Scenario probe = r.scenario;
+    const std::int64_t own_batch = train ? probe.micro_batch : probe.batch;
+    const std::int64_t most = std::max<std::int64_t>(64, 2 * r.bill.max_micro_batch.value_or(r.bill.max_batch.value_or(1)));
+    for (std::int64_t b : doubling(1, std::min<std::int64_t>(most, 1024), own_batch)) {
+        (train ? probe.micro_batch : probe.batch) = b;
+        r.by_batch.push_back({static_cast<double>(b), static_cast<double>(estimate(probe).device_bytes) / 1073741824.0});
+    }
+    probe = r.scenario;
+    const std::int64_t own_len = train ? probe.seq_len : probe.prompt_len;
+    const std::int64_t longest = std::max<std::int64_t>(4096, r.scenario.model.max_positions);
+    for (std::int64_t len : doubling(256, std::min<std::int64_t>(longest, 1 << 20), own_len)) {
+        (train ? probe.seq_len : probe.prompt_len) = len;
+        r.by_seq.push_back({static_cast<double>(len), static_cast<double>(estimate(probe).device_bytes) / 1073741824.0});
+    }
+    r.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    st.results = std::move(r);
+    st.platform->set_summary(bill_summary(st.results.bill));
+}
+
+}  // namespace vramcalc::ui

@@ -1,0 +1,241 @@
+// The question: which model, which workload, which hardware.
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include "ui.hpp"
+
+#include <misc/cpp/imgui_stdlib.h>  // after imgui.h (it does not include it)
+#include "vramcalc/scenario_json.hpp"
+#include "vramcalc/units.hpp"
+
+namespace vramcalc::ui {
+
+using json = nlohmann::json;
+namespace w = widgets;
+
+namespace {
+
+bool contains_ci(const std::string& hay, const std::string& needle) {
+    auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(),
+                          [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); });
+    return it != hay.end();
+}
+
+void breakdown_row(const char* what, std::int64_t n, std::int64_t total) {
+    if (n <= 0) return;
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(what);
+    ImGui::TableNextColumn();
+    ImGui::Text("%s", format_count(n).c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%.1f %%", 100.0 * static_cast<double>(n) / static_cast<double>(std::max<std::int64_t>(1, total)));
+}
+
+void model_breakdown(const AppState& st) {
+    if (!st.results.ok) return;
+    const ModelSpec& m = st.results.scenario.model;
+    const ParamBreakdown p = count_parameters(m);
+    if (m.count_only) {
+        ImGui::Text("%s parameters (given as a count: no shapes, so no activations)", format_count(m.declared_parameters).c_str());
+        return;
+    }
+    ImGui::TextDisabled("%s: %lld layers, hidden %lld, %lld heads (%lld KV), vocab %lld", m.model_type.c_str(),
+                        static_cast<long long>(m.layers), static_cast<long long>(m.hidden), static_cast<long long>(m.heads),
+                        static_cast<long long>(m.kv_heads), static_cast<long long>(m.vocab));
+    if (ImGui::BeginTable("params", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
+        ImGui::TableSetupColumn("parameters");
+        ImGui::TableSetupColumn("count", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 7);
+        ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 4);
+        ImGui::TableHeadersRow();
+        breakdown_row("total", p.total, p.total);
+        if (p.active != p.total) breakdown_row("active per token", p.active, p.total);
+        breakdown_row("embeddings", p.embeddings, p.total);
+        breakdown_row("attention", p.attention, p.total);
+        breakdown_row("MLP", p.mlp, p.total);
+        breakdown_row("routed experts", p.experts, p.total);
+        breakdown_row("router", p.router, p.total);
+        breakdown_row("norms", p.norms, p.total);
+        breakdown_row("LM head", p.lm_head, p.total);
+        ImGui::EndTable();
+    }
+}
+
+}  // namespace
+
+void GuiModel(AppState& st) {
+    const float fs = ImGui::GetFontSize();
+    const json& model = st.scenario.contains("model") ? st.scenario["model"] : json();
+    const std::string current = model.is_string() ? model.get<std::string>() : "";
+    if (model.is_object())
+        ImGui::Text("Model: your config.json (%s)", model.value("model_type", std::string("unknown type")).c_str());
+    else if (const ModelPreset* p = st.catalog->find_model(current))
+        ImGui::Text("Model: %s  (%s parameters)", p->name.c_str(), format_params_short(p->params.total).c_str());
+
+    ImGui::SetNextItemWidth(-1);
+    ImGui::InputTextWithHint("##filter", "search models (name, family, Hub id)", &st.model_filter);
+    std::map<std::string, std::vector<const ModelPreset*>> by_family;
+    for (const auto& m : st.catalog->models())
+        if (st.model_filter.empty() || contains_ci(m.name, st.model_filter) || contains_ci(m.family, st.model_filter) ||
+            contains_ci(m.hub_id, st.model_filter))
+            by_family[m.family].push_back(&m);
+    if (ImGui::BeginChild("models", ImVec2(0, fs * 11), true)) {
+        for (auto& [family, list] : by_family) {
+            const bool has_current = std::any_of(list.begin(), list.end(), [&](const ModelPreset* m) { return m->id == current; });
+            ImGui::SetNextItemOpen(!st.model_filter.empty() || has_current, st.model_filter.empty() ? ImGuiCond_Once : ImGuiCond_Always);
+            if (ImGui::TreeNode(family.c_str())) {
+                for (const ModelPreset* m : list) {
+                    const std::string label = m->name + "##" + m->id;
+                    if (ImGui::Selectable(label.c_str(), m->id == current)) w::set(st, "/model", m->id);
+                    ImGui::SameLine(ImGui::GetContentRegionMax().x - fs * 4.5f);
+                    ImGui::TextDisabled("%s", format_params_short(m->params.total).c_str());
+                    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", m->hub_id.c_str());
+                }
+                ImGui::TreePop();
+            }
+        }
+        if (by_family.empty()) ImGui::TextDisabled("No preset matches; fetch or paste its config.json below.");
+    }
+    ImGui::EndChild();
+
+    if (ImGui::TreeNode("Any Hugging Face model (config.json)")) {
+        if (st.platform->can_fetch()) {
+            ImGui::SetNextItemWidth(-fs * 6.5f);
+            const bool enter = ImGui::InputTextWithHint("##hub", "org/model on the Hub", &st.hub_id, ImGuiInputTextFlags_EnterReturnsTrue);
+            ImGui::SameLine();
+            if (ImGui::Button("Fetch") || enter) {
+                const std::string url = st.hub_base + "/" + st.hub_id + "/resolve/main/config.json";
+                set_status(st, "Fetching " + url + " ...");
+                st.platform->fetch_text(url);
+            }
+            ImGui::SetNextItemWidth(-fs * 6.5f);
+            if (ImGui::InputText("Hub URL", &st.hub_base)) st.platform->save_setting("hub_base", st.hub_base);
+        }
+        ImGui::TextDisabled("Or paste a config.json here:");
+        ImGui::InputTextMultiline("##paste", &st.pasted_config, ImVec2(-1, fs * 5));
+        if (ImGui::Button("Use pasted config")) {
+            json j = json::parse(st.pasted_config, nullptr, false);
+            if (j.is_discarded() || !j.is_object()) set_status(st, "The pasted text is not a JSON object (a config.json is one).", true);
+            else w::set(st, "/model", std::move(j));
+        }
+        if (st.platform->can_open_file()) {
+            ImGui::SameLine();
+            if (ImGui::Button("Open file...")) st.platform->open_file_dialog();
+        }
+        ImGui::TextDisabled("You can also drop a config.json or a scenario file on the window.");
+        ImGui::TreePop();
+    }
+    model_breakdown(st);
+}
+
+void GuiWorkload(AppState& st) {
+    const bool train = w::current(st, "/workload") != "infer";
+    if (ImGui::RadioButton("Training", train) && !train) w::set(st, "/workload", "train");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("Inference", !train) && train) w::set(st, "/workload", "infer");
+    w::Help("workload");
+
+    const std::vector<std::string> frameworks = train ? std::vector<std::string>{"hf", "torchtune", "litgpt", "deepspeed", "megatron"}
+                                                      : std::vector<std::string>{"hf", "vllm", "llama.cpp"};
+    w::Enum(st, "Framework", "/framework", frameworks);
+    if (train) {
+        w::SectionTitle("What trains");
+        w::Enum(st, "Method", "/method", allowed_values("method"));
+        const json method = w::current(st, "/method");
+        if (method == "lora" || method == "qlora") {
+            w::Int(st, "LoRA rank", "/lora/rank", 1, 4096);
+            w::Real(st, "LoRA alpha", "/lora/alpha", 1, 256, "%.0f");
+            w::Real(st, "LoRA dropout", "/lora/dropout", 0, 0.5, "%.2f");
+            const bool all = w::current(st, "/lora/targets") == "all-linear";
+            ImGui::AlignTextToFramePadding();
+            ImGui::TextUnformatted("LoRA targets");
+            w::Help("lora.targets");
+            ImGui::SameLine(ImGui::GetFontSize() * 9.5f);
+            if (ImGui::RadioButton("attention q, v", !all)) {
+                st.scenario["lora"].erase("targets");
+                st.dirty = true;
+            }
+            ImGui::SameLine();
+            if (ImGui::RadioButton("all linear", all)) w::set(st, "/lora/targets", "all-linear");
+            w::Bool(st, "Train embeddings", "/lora/train_embeddings");
+        }
+        if (method == "qlora") w::Enum(st, "Base format", "/quantization", allowed_values("quantization"));
+        if (method == "freeze") w::Int(st, "Trained layers", "/trainable_layers", 1, 1024);
+        w::SectionTitle("Precision and optimizer");
+        w::Enum(st, "Precision", "/precision", allowed_values("precision"));
+        w::Enum(st, "Optimizer", "/optimizer", allowed_values("optimizer"));
+        w::SectionTitle("Batch and sequence");
+        w::PowerOfTwo(st, "Micro-batch", "/micro_batch", 1, 1 << 16);
+        w::PowerOfTwo(st, "Sequence length", "/seq_len", 1, 1 << 24);
+        w::Int(st, "Grad. accumulation", "/grad_accum", 1, 1 << 16);
+        w::SectionTitle("Memory savers");
+        w::Enum(st, "Checkpointing", "/checkpointing", allowed_values("checkpointing"));
+        w::Enum(st, "Attention", "/attention", allowed_values("attention"));
+        w::Enum(st, "Loss", "/loss", allowed_values("loss"));
+        if (ImGui::TreeNode("Parallelism and sharding")) {
+            w::Enum(st, "Sharding", "/sharding", allowed_values("sharding"));
+            w::Enum(st, "Offload", "/offload", allowed_values("offload"));
+            w::Int(st, "Tensor parallel", "/tp", 1, 1024);
+            w::Int(st, "Pipeline stages", "/pp", 1, 1024);
+            w::Int(st, "Context parallel", "/cp", 1, 1024);
+            w::Int(st, "Expert parallel", "/ep", 1, 1024);
+            w::Bool(st, "Sequence parallel", "/sp");
+            ImGui::TreePop();
+        }
+    } else {
+        w::SectionTitle("Weights and cache");
+        w::Enum(st, "Weights", "/weights", allowed_values("weights"));
+        w::Enum(st, "KV cache", "/kv_dtype", allowed_values("kv_dtype"));
+        w::SectionTitle("Requests");
+        w::PowerOfTwo(st, "Batch", "/batch", 1, 1 << 16);
+        w::PowerOfTwo(st, "Prompt tokens", "/prompt_len", 1, 1 << 24);
+        w::PowerOfTwo(st, "Generated tokens", "/gen_len", 0, 1 << 24);
+        if (w::current(st, "/framework") == "vllm")
+            w::Real(st, "GPU mem. utilisation", "/gpu_memory_utilization", 0.1, 1.0, "%.2f");
+    }
+}
+
+void GuiHardware(AppState& st) {
+    const json gpu = w::current(st, "/gpu");
+    const bool custom = gpu.is_object();
+    const GpuSpec* preset = gpu.is_string() ? st.catalog->find_gpu(gpu.get<std::string>()) : nullptr;
+    const std::string label = preset ? preset->name + "  (" + format_gib(preset->memory_bytes, 1) + ")" : std::string("Custom GPU");
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted("GPU");
+    w::Help("gpu");
+    ImGui::SameLine(ImGui::GetFontSize() * 9.5f);
+    ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 0.5f);
+    if (ImGui::BeginCombo("##gpu", label.c_str(), ImGuiComboFlags_HeightLarge)) {
+        std::string vendor;
+        for (const auto& g : st.catalog->gpus()) {
+            if (g.vendor != vendor) {
+                vendor = g.vendor;
+                ImGui::TextDisabled("%s", vendor.c_str());
+            }
+            const std::string item = g.name + "  (" + format_gib(g.memory_bytes, 1) + ")##" + g.id;
+            if (ImGui::Selectable(item.c_str(), preset == &g)) w::set(st, "/gpu", g.id);
+        }
+        ImGui::Separator();
+        if (ImGui::Selectable("Custom GPU...", custom))
+            w::set(st, "/gpu", json{{"name", "custom GPU"}, {"memory_gib", preset ? static_cast<double>(preset->memory_bytes) / kGiB : 48.0}});
+        ImGui::EndCombo();
+    }
+    if (custom) {
+        std::string name = gpu.value("name", std::string("custom GPU"));
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
+        if (ImGui::InputText("name", &name)) w::set(st, "/gpu/name", name);
+        ImGui::SameLine();
+        double mem = gpu.contains("memory_gib") ? gpu["memory_gib"].get<double>()
+                                                 : static_cast<double>(gpu.value("memory_bytes", std::int64_t{0})) / kGiB;
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+        if (ImGui::InputDouble("GiB", &mem, 0, 0, "%.1f")) {
+            st.scenario["gpu"].erase("memory_bytes");
+            w::set(st, "/gpu/memory_gib", mem);
+        }
+    }
+    w::Int(st, "GPUs", "/num_gpus", 1, 1 << 16);
+    w::Real(st, "Target use", "/target_utilization", 0.5, 1.0, "%.2f");
+}
+
+}  // namespace vramcalc::ui

@@ -1,0 +1,252 @@
+// The answer: verdict, the bill, what fits where, curves, and what to change.
+#include <algorithm>
+#include <cstdio>
+
+#include "ui.hpp"
+#include "vramcalc/units.hpp"
+
+namespace vramcalc::ui {
+
+using json = nlohmann::json;
+
+namespace {
+
+const ImVec4 kGreen(0.16f, 0.56f, 0.24f, 1.0f), kRed(0.80f, 0.16f, 0.14f, 1.0f);
+
+void problems_box(const AppState& st) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kRed);
+    ImGui::TextUnformatted("The scenario cannot be estimated:");
+    ImGui::PopStyleColor();
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextUnformatted(st.results.errors.c_str());
+    ImGui::PopTextWrapPos();
+}
+
+}  // namespace
+
+void GuiVerdict(AppState& st) {
+    if (!st.load_error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, kRed);
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextUnformatted(st.load_error.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::PopStyleColor();
+        if (ImGui::SmallButton("Dismiss")) st.load_error.clear();
+    }
+    if (!st.results.ok) {
+        problems_box(st);
+        return;
+    }
+    const Bill& b = st.results.bill;
+    const std::int64_t room = b.gpu.memory_bytes - b.device_bytes;
+    ImFont* big = ImGui::GetIO().Fonts->Fonts.Size > 1 ? ImGui::GetIO().Fonts->Fonts[1] : nullptr;
+    if (big) ImGui::PushFont(big);
+    ImGui::PushStyleColor(ImGuiCol_Text, b.fits ? kGreen : kRed);
+    if (b.fits)
+        ImGui::Text("Fits: %s of %s per GPU (%.0f %%)", gib(b.device_bytes, 1).c_str(), gib(b.gpu.memory_bytes, 1).c_str(),
+                    100.0 * static_cast<double>(b.device_bytes) / static_cast<double>(b.gpu.memory_bytes));
+    else
+        ImGui::Text("Does not fit: %s over the %s of the %s", gib(-room, 1).c_str(), gib(b.gpu.memory_bytes, 1).c_str(),
+                    b.gpu.name.c_str());
+    ImGui::PopStyleColor();
+    if (big) ImGui::PopFont();
+    ImGui::TextDisabled("%s on %lld x %s, %s. Device memory as nvidia-smi would show it; GiB = 2^30 bytes.", b.model_name.c_str(),
+                        static_cast<long long>(st.results.scenario.num_gpus), b.gpu.name.c_str(),
+                        st.results.scenario.workload == Workload::train ? "training" : "inference");
+    StackedBar(b, st.results.scenario.target_utilization, ImGui::GetFontSize() * 1.8f);
+    for (const auto& wmsg : b.warnings) ImGui::TextColored(ImVec4(0.75f, 0.5f, 0.0f, 1.0f), "note: %s", wmsg.c_str());
+}
+
+void GuiBill(AppState& st) {
+    if (!st.results.ok) return;
+    const Bill& b = st.results.bill;
+    const float fs = ImGui::GetFontSize();
+    if (ImGui::BeginTable("bill", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
+        ImGui::TableSetupColumn("component", ImGuiTableColumnFlags_WidthFixed, fs * 9);
+        ImGui::TableSetupColumn("GiB", ImGuiTableColumnFlags_WidthFixed, fs * 5);
+        ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed, fs * 4);
+        ImGui::TableSetupColumn("how it is computed");
+        ImGui::TableHeadersRow();
+        for (const auto& c : b.components) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::ColorButton(("##c" + c.id).c_str(), ImGui::ColorConvertU32ToFloat4(component_color(c.id)),
+                               ImGuiColorEditFlags_NoTooltip, ImVec2(fs * 0.7f, fs * 0.7f));
+            ImGui::SameLine();
+            ImGui::TextUnformatted(c.id.c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%.2f", static_cast<double>(c.bytes) / kGiB);
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s bytes", format_count(c.bytes).c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%.1f %%", 100.0 * static_cast<double>(c.bytes) / std::max<double>(1, static_cast<double>(b.device_bytes)));
+            ImGui::TableNextColumn();
+            ImGui::TextDisabled("%s", c.detail.c_str());
+            if (ImGui::IsItemHovered()) {
+                ImGui::BeginTooltip();
+                ImGui::PushTextWrapPos(fs * 32);
+                ImGui::TextUnformatted(c.detail.c_str());
+                ImGui::PopTextWrapPos();
+                ImGui::EndTooltip();
+            }
+        }
+        ImGui::EndTable();
+    }
+    ImGui::Spacing();
+    ImGui::Text("Peak allocated %s  |  reserved %s  |  device %s", gib(b.peak_allocated_bytes).c_str(),
+                gib(b.peak_reserved_bytes).c_str(), gib(b.device_bytes).c_str());
+    ImGui::TextDisabled("= torch.cuda.max_memory_allocated() / max_memory_reserved() / nvidia-smi; peak during %s",
+                        b.peak_phase.empty() ? "inference" : b.peak_phase.c_str());
+    if (b.cpu_bytes > 0) ImGui::Text("Host (CPU) memory: %s", gib(b.cpu_bytes).c_str());
+    const json& bj = st.results.bill_json;
+    if (bj.contains("rule_of_thumb_bytes") && bj["rule_of_thumb_bytes"].is_number_integer()) {
+        const std::int64_t rot = bj["rule_of_thumb_bytes"].get<std::int64_t>();
+        const double off = 100.0 * (static_cast<double>(rot) - static_cast<double>(b.device_bytes)) / static_cast<double>(b.device_bytes);
+        ImGui::Text("Rule of thumb: %s (%+.0f %% against this bill)", gib(rot).c_str(), off);
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s", bj.value("rule_of_thumb_formula", std::string()).c_str());
+    }
+}
+
+void GuiFit(AppState& st) {
+    if (!st.results.ok) return;
+    const Bill& b = st.results.bill;
+    const bool train = st.results.scenario.workload == Workload::train;
+    const double util = st.results.scenario.target_utilization;
+    if (train) {
+        ImGui::Text("Largest micro-batch on the %s at %.0f %%: %lld", b.gpu.name.c_str(), util * 100,
+                    static_cast<long long>(b.max_micro_batch.value_or(0)));
+        ImGui::Text("Longest sequence at micro-batch %lld: %lld tokens", static_cast<long long>(st.results.scenario.micro_batch),
+                    static_cast<long long>(b.max_seq_len.value_or(0)));
+    } else {
+        ImGui::Text("Largest batch on the %s at %.0f %%: %lld", b.gpu.name.c_str(), util * 100,
+                    static_cast<long long>(b.max_batch.value_or(0)));
+    }
+    auto rows = st.results.catalog;
+    const float fs = ImGui::GetFontSize();
+    const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
+                                  ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp;
+    if (ImGui::BeginTable("catalog", 6, flags, ImVec2(0, fs * 14))) {
+        ImGui::TableSetupScrollFreeze(0, 1);
+        ImGui::TableSetupColumn("GPU", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn("memory GiB", ImGuiTableColumnFlags_WidthFixed, fs * 5.5f);
+        ImGui::TableSetupColumn("fits", ImGuiTableColumnFlags_WidthFixed, fs * 2.5f);
+        ImGui::TableSetupColumn("needs GiB", ImGuiTableColumnFlags_WidthFixed, fs * 5);
+        ImGui::TableSetupColumn(train ? "max micro-batch" : "max batch", ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending, fs * 6.5f);
+        ImGui::TableSetupColumn(train ? "max seq" : "-", ImGuiTableColumnFlags_WidthFixed, fs * 5);
+        ImGui::TableHeadersRow();
+        if (ImGuiTableSortSpecs* spec = ImGui::TableGetSortSpecs(); spec && spec->SpecsCount > 0) {
+            st.catalog_sort_column = spec->Specs[0].ColumnIndex;
+            st.catalog_sort_ascending = spec->Specs[0].SortDirection == ImGuiSortDirection_Ascending;
+        }
+        auto key = [&](const CatalogFit& f) -> double {
+            switch (st.catalog_sort_column) {
+                case 1: return static_cast<double>(f.gpu.memory_bytes);
+                case 2: return f.fits ? 1 : 0;
+                case 3: return static_cast<double>(f.device_bytes);
+                case 5: return static_cast<double>(f.max_seq_len);
+                default: return static_cast<double>(f.max_batch);
+            }
+        };
+        std::stable_sort(rows.begin(), rows.end(), [&](const CatalogFit& x, const CatalogFit& y) {
+            if (st.catalog_sort_column == 0) return st.catalog_sort_ascending ? x.gpu.name < y.gpu.name : x.gpu.name > y.gpu.name;
+            return st.catalog_sort_ascending ? key(x) < key(y) : key(x) > key(y);
+        });
+        for (const auto& f : rows) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            if (ImGui::Selectable((f.gpu.name + "##" + f.gpu.id).c_str(), f.gpu.id == b.gpu.id, ImGuiSelectableFlags_SpanAllColumns))
+                widgets::set(st, "/gpu", f.gpu.id);
+            ImGui::TableNextColumn();
+            ImGui::Text("%.1f", static_cast<double>(f.gpu.memory_bytes) / kGiB);
+            ImGui::TableNextColumn();
+            ImGui::TextColored(f.fits ? kGreen : kRed, "%s", f.fits ? "yes" : "no");
+            ImGui::TableNextColumn();
+            ImGui::Text("%.1f", static_cast<double>(f.device_bytes) / kGiB);
+            ImGui::TableNextColumn();
+            ImGui::Text("%lld", static_cast<long long>(f.max_batch));
+            ImGui::TableNextColumn();
+            if (train) ImGui::Text("%lld", static_cast<long long>(f.max_seq_len));
+        }
+        ImGui::EndTable();
+    }
+    ImGui::TextDisabled("Click a GPU to choose it. Needs GiB: at this scenario's batch; max: within the target utilisation.");
+}
+
+void GuiCharts(AppState& st) {
+    if (!st.results.ok) return;
+    const auto& r = st.results;
+    const bool train = r.scenario.workload == Workload::train;
+    const double cap = static_cast<double>(r.bill.gpu.memory_bytes) / kGiB;
+    auto series = [](const std::vector<Results::Point>& pts) {
+        Series s;
+        for (const auto& p : pts) {
+            s.x.push_back(p.x);
+            s.y.push_back(p.device_gib);
+        }
+        return s;
+    };
+    const float fs = ImGui::GetFontSize();
+    const bool side = ImGui::GetContentRegionAvail().x > fs * 40;
+    const float half = side ? (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f : 0;
+    ImGui::BeginGroup();
+    if (side) ImGui::PushItemWidth(half);
+    ImGui::BeginChild("by_batch", ImVec2(half, fs * 12.5f), false);
+    ImGui::Text("Memory per GPU against %s", train ? "micro-batch" : "batch");
+    LineChart("batch", series(r.by_batch), train ? "micro-batch" : "batch", cap, cap * r.scenario.target_utilization, true, fs * 10.5f,
+              static_cast<double>(train ? r.scenario.micro_batch : r.scenario.batch));
+    ImGui::EndChild();
+    if (side) ImGui::SameLine();
+    ImGui::BeginChild("by_seq", ImVec2(half, fs * 12.5f), false);
+    ImGui::Text("Memory per GPU against %s", train ? "sequence length" : "prompt length");
+    LineChart("seq", series(r.by_seq), train ? "seq_len" : "prompt_len", cap, cap * r.scenario.target_utilization, true, fs * 10.5f,
+              static_cast<double>(train ? r.scenario.seq_len : r.scenario.prompt_len));
+    ImGui::EndChild();
+    if (side) ImGui::PopItemWidth();
+    ImGui::EndGroup();
+    if (train && !r.bill.timeline.empty()) {
+        ImGui::Text("One training step, allocated memory event by event");
+        TimelineChart(r.bill, fs * 6);
+    }
+}
+
+void GuiAdvisor(AppState& st) {
+    if (!st.results.ok) return;
+    const auto& advice = st.results.advice;
+    if (advice.empty()) {
+        ImGui::TextDisabled("No single change saves memory here.");
+        return;
+    }
+    const float fs = ImGui::GetFontSize();
+    ImGui::TextDisabled(st.results.bill.fits ? "Changes that free memory (for a larger batch), each computed by the estimator:"
+                                             : "Changes that would make it fit, each computed by the estimator:");
+    if (ImGui::BeginTable("advice", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
+        ImGui::TableSetupColumn("change", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn("saves", ImGuiTableColumnFlags_WidthFixed, fs * 5.5f);
+        ImGui::TableSetupColumn("then", ImGuiTableColumnFlags_WidthFixed, fs * 8.5f);
+        ImGui::TableSetupColumn("max batch", ImGuiTableColumnFlags_WidthFixed, fs * 5);
+        ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, fs * 3.5f);
+        ImGui::TableHeadersRow();
+        json chosen;
+        for (std::size_t i = 0; i < advice.size(); ++i) {
+            const Advice& a = advice[i];
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(a.title.c_str());
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\nchanges: %s", a.why.c_str(), a.patch.dump().c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%s", gib(a.saving_bytes, 1).c_str());
+            ImGui::TableNextColumn();
+            ImGui::TextColored(a.fits ? kGreen : kRed, "%s %s", gib(a.device_bytes, 1).c_str(), a.fits ? "fits" : "no");
+            ImGui::TableNextColumn();
+            ImGui::Text("%lld", static_cast<long long>(a.max_batch));
+            ImGui::TableNextColumn();
+            ImGui::PushID(static_cast<int>(i));
+            if (ImGui::SmallButton("Apply")) chosen = a.patch;
+            ImGui::PopID();
+        }
+        ImGui::EndTable();
+        if (!chosen.is_null()) apply_patch(st, chosen);
+    }
+}
+
+}  // namespace vramcalc::ui

@@ -1,0 +1,60 @@
+// Internal to the UI: the panels (one function each, in panel_*.cpp), the scenario-bound widgets
+// (widgets.cpp) and the small drawing helpers (charts.cpp). Everything takes the AppState.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <imgui.h>
+#include <nlohmann/json.hpp>
+
+#include "vramcalc_ui/app.hpp"
+
+namespace vramcalc::ui {
+
+// Panels (draw_frame in frame.cpp calls them in page order).
+void GuiHeader(AppState& st);
+void GuiModel(AppState& st);
+void GuiWorkload(AppState& st);
+void GuiHardware(AppState& st);
+void GuiVerdict(AppState& st);
+void GuiBill(AppState& st);
+void GuiFit(AppState& st);
+void GuiCharts(AppState& st);
+void GuiAdvisor(AppState& st);
+void GuiExport(AppState& st);
+void GuiFooter(AppState& st);
+
+// Recompute everything derived from the scenario (app.cpp).
+void recompute(AppState& st);
+void set_status(AppState& st, std::string message, bool error = false);
+void apply_patch(AppState& st, const nlohmann::json& patch);
+
+// Scenario-bound widgets. `ptr` is a JSON pointer into the scenario ("/micro_batch", "/lora/rank");
+// a key the user never set shows the value the estimator used (the framework's default).
+namespace widgets {
+nlohmann::json current(const AppState& st, const std::string& ptr);
+void set(AppState& st, const std::string& ptr, nlohmann::json value);
+bool Enum(AppState& st, const char* label, const std::string& ptr, const std::vector<std::string>& values);
+bool Int(AppState& st, const char* label, const std::string& ptr, std::int64_t lo, std::int64_t hi);
+bool PowerOfTwo(AppState& st, const char* label, const std::string& ptr, std::int64_t lo, std::int64_t hi);
+bool Real(AppState& st, const char* label, const std::string& ptr, double lo, double hi, const char* fmt);
+bool Bool(AppState& st, const char* label, const std::string& ptr);
+void Help(const char* key);          // (?) marker with the memory effect of a scenario key
+const char* help_text(const std::string& key);
+void SectionTitle(const char* text);
+}  // namespace widgets
+
+// Drawing helpers (charts.cpp).
+ImU32 component_color(const std::string& id);
+std::string gib(std::int64_t bytes, int decimals = 2);  // "12.34 GiB"
+void StackedBar(const Bill& bill, double target_utilization, float height);
+struct Series {
+    std::vector<double> x, y;   // y in GiB
+};
+void LineChart(const char* id, const Series& s, const char* x_label, double capacity_gib, double target_gib,
+               bool log2_x, float height, double marker_x);
+void TimelineChart(const Bill& bill, float height);
+
+}  // namespace vramcalc::ui
