@@ -24,6 +24,7 @@ PACKAGES=(
   libglfw3-dev libgl-dev             # the native desktop app
   xvfb xauth                         # running the desktop app headless in tests
   chromium                           # page tests in a real browser
+  python3                            # tools/measure dry-run test (already pulled in by emscripten)
 )
 
 say()  { printf '\033[1m[vramcalc]\033[0m %s\n' "$*"; }

@@ -437,10 +437,19 @@ def measure(entry_id, scenario, steps=2, warmup=1, presets=None):
     presets = presets or mapping.load_presets()
     settings = mapping.plan(scenario, presets, trainer_default_optim())
     cfg, _ = mapping.resolve_config(scenario, presets)
-    if settings.get("quantization") is not None:
-        import bitsandbytes  # noqa: F401  (a clear ImportError when missing)
+    needs = []
+    if settings.get("quantization") is not None or \
+            settings.get("optimizer", {}).get("class", "").startswith("bitsandbytes."):
+        needs.append("bitsandbytes")
     if settings.get("attn_implementation") == "flash_attention_2":
-        import flash_attn  # noqa: F401
+        needs.append("flash_attn")
+    if settings.get("lora") is not None or settings.get("prepare_model_for_kbit_training"):
+        needs.append("peft")
+    for pkg in needs:
+        try:
+            __import__(pkg)
+        except Exception as e:  # reported as skipped with the reason, not as a failure
+            raise mapping.Unsupported("%s is not importable on this machine (%s)" % (pkg, e))
     if settings.get("tf32"):
         torch.backends.cuda.matmul.allow_tf32 = True  # memory-neutral; only speeds fp32 matmuls
         torch.backends.cudnn.allow_tf32 = True
