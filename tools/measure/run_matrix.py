@@ -44,6 +44,9 @@ def main():
     ap.add_argument("--budget-s", type=float, default=1380, help="stop starting scenarios after this many seconds")
     ap.add_argument("--steps", type=int, default=2)
     ap.add_argument("--skip-done", action="store_true", help="skip ids already in --out")
+    ap.add_argument("--resume", default=None,
+                    help="a results file from an earlier call: its entries are copied into --out first and "
+                         "their ids skipped (the device tool allows 600 s per call)")
     a = ap.parse_args()
 
     with open(a.matrix, encoding="utf-8") as f:
@@ -55,9 +58,17 @@ def main():
     logs = os.path.join(os.path.dirname(out), "logs")
     os.makedirs(logs, exist_ok=True)
     done = set()
+    if a.resume and os.path.exists(a.resume) and os.path.abspath(a.resume) != out:
+        with open(a.resume, encoding="utf-8") as f:
+            earlier = json.load(f)
+        if not os.path.exists(out):
+            with open(out, "w", encoding="utf-8") as f:
+                json.dump(earlier, f, indent=1)
+                f.write("\n")
+        done |= {e["id"] for e in earlier}
     if a.skip_done and os.path.exists(out):
         with open(out, encoding="utf-8") as f:
-            done = {e["id"] for e in json.load(f)}
+            done |= {e["id"] for e in json.load(f)}
     name, gid = detect_gpu()
     print("GPU: %s -> preset %s; %d scenarios, expected %.0f s" % (name, gid, len(items),
                                                                    sum(i["expected_s"] for i in items)), flush=True)
@@ -78,7 +89,8 @@ def main():
             with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
                 json.dump(scenario, f)
                 path = f.name
-            timeout = max(90.0, 4 * it["expected_s"])
+            # Never past the budget by much: the device tool kills a call at 600 s.
+            timeout = max(60.0, min(4 * it["expected_s"], a.budget_s + 30 - elapsed))
             t0 = time.time()
             try:
                 p = subprocess.run([sys.executable, os.path.join(HERE, "measure.py"), path, "--id", entry_id,
