@@ -163,6 +163,8 @@ def check_cli(cli, items):
             check("warning" not in err, "%s: vramcalc warns: %s" % (it["id"], err.strip()))
             b = json.loads(out)
             bills[it["id"]] = b
+            # e.g. "no module matches the LoRA targets": PEFT would refuse such a scenario on the GPU.
+            check(not b["warnings"], "%s: the bill warns: %s" % (it["id"], b["warnings"]))
             pg = b["per_gpu"]
             check(pg["peak_allocated_bytes"] > 0, "%s: zero estimate" % it["id"])
             # Room for the estimator's known underestimates (QLoRA up to 35 %, docs/methodology.md §8).
@@ -247,6 +249,12 @@ def main():
         items = json.load(f)["scenarios"]
     presets = mapping.load_presets()
     check_axes(items)
+    if os.path.abspath(a.matrix) == os.path.join(HERE, "matrix.json"):
+        import make_matrix
+        fresh = make_matrix.scenarios()
+        for i in fresh:
+            i["expected_s"] = make_matrix.time_estimate(i["scenario"])
+        check(fresh == items, "matrix.json differs from what make_matrix.py writes: run python3 tools/measure/make_matrix.py")
     seen = check_mapping(items, presets)
     print("mapping: %d/%d scenarios map to framework settings" % (len(seen), len(items)))
     bills = check_cli(a.cli, items) if a.cli else {}
