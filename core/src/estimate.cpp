@@ -11,6 +11,7 @@
 
 #include "activations.hpp"
 #include "recipes.hpp"
+#include "parallel.hpp"
 #include "training_step.hpp"
 
 namespace vramcalc {
@@ -283,6 +284,8 @@ void training(const Scenario& s, Bill& b, BillWriter& w) {
                      to_string(s.checkpointing) + ")";
         loss_detail = lm.detail;
     }
+    // Several GPUs, sharding, offload: the most loaded rank's share (parallel.cpp).
+    detail::apply_parallel_training(s, a, b, in, opt, opt_temp);
     const detail::StepPeak peak = detail::simulate_step(in);
     b.peak_phase = peak.phase;
     b.timeline = peak.timeline;
@@ -363,7 +366,7 @@ Bill estimate_once(const Scenario& s) {
     BillWriter w{b};
     if (s.workload == Workload::train) training(s, b, w);
     else inference(s, b, w);
-    if (s.num_gpus > 1 || s.sharding != Sharding::none || s.tp * s.pp * s.cp * s.ep > 1)
+    if (s.workload == Workload::infer && (s.num_gpus > 1 || s.tp * s.pp * s.cp * s.ep > 1))
         b.warnings.push_back("multi-GPU layouts are not modelled yet: the bill is for one GPU holding everything");
 
     std::int64_t allocated = 0;

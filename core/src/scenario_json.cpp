@@ -441,6 +441,7 @@ json bill_to_json(const Bill& b) {
     if (b.max_batch) j["max_batch"] = *b.max_batch;
     j["max_seq_len"] = b.max_seq_len ? json(*b.max_seq_len) : json(nullptr);
     if (!b.peak_phase.empty()) j["peak_phase"] = b.peak_phase;
+    if (!b.layout.empty()) j["layout"] = b.layout;
     if (!b.timeline.empty()) {
         json t = json::array();
         for (const auto& p : b.timeline) t.push_back({p.phase, p.bytes});

@@ -46,6 +46,7 @@ struct Bill {
     std::string peak_phase;                       // where in the step the peak falls
     std::vector<TimelinePoint> timeline;          // allocated bytes through one training step
     std::int64_t torch_uncounted_bytes = 0;       // on the GPU but outside torch's allocator (paged optimizer states)
+    std::string layout;                           // multi-GPU: the layout and which rank the bill is for
     std::vector<std::string> warnings;
 
     std::int64_t component(const std::string& id) const {
