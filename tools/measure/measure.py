@@ -138,12 +138,7 @@ def build_model(torch, cfg, settings):
     # Quantised: a CPU skeleton without init (no 16-bit copy of the whole model on the GPU), then each
     # decoder nn.Linear is filled with N(0, 0.02) on the GPU and replaced by its bitsandbytes layer, as
     # transformers' bitsandbytes integration does at load time (lm_head kept, get_keys_to_not_convert).
-    try:
-        from transformers.modeling_utils import no_init_weights
-        ctx = no_init_weights()
-    except Exception:
-        ctx = contextlib.nullcontext()
-    with ctx:
+    with skip_random_init(torch):
         model = from_config(config, dtype, attn)
     quantize_linears(torch, model, quant, dtype, std=getattr(config, "initializer_range", 0.02))
     # Everything left (embeddings, norms, lm_head, buffers) moves to the GPU and is re-initialised there.
@@ -171,6 +166,34 @@ def build_model(torch, cfg, settings):
     except Exception:
         pass
     return model
+
+
+@contextlib.contextmanager
+def skip_random_init(torch):
+    """No random draws while the CPU skeleton is built (a 32B model would take minutes on the CPU).
+    transformers' own no_init_weights moved between versions, so the RNG fills are stubbed directly:
+    torch.nn.init's functions and the Tensor methods HF's _init_weights calls. The decoder linears are
+    filled on the GPU afterwards; the rest is re-initialised on the GPU in build_model."""
+    noop = lambda t, *a, **k: t  # noqa: E731
+    saved_init = {n: getattr(torch.nn.init, n) for n in ("normal_", "uniform_", "trunc_normal_", "kaiming_uniform_",
+                                                         "kaiming_normal_", "xavier_uniform_", "xavier_normal_",
+                                                         "orthogonal_") if hasattr(torch.nn.init, n)}
+    # Tensor.normal_/uniform_ live on torch._C.TensorBase: shadow them on torch.Tensor, then remove the shadow.
+    saved_tensor = {n: torch.Tensor.__dict__.get(n) for n in ("normal_", "uniform_")}
+    try:
+        for n in saved_init:
+            setattr(torch.nn.init, n, noop)
+        for n in saved_tensor:
+            setattr(torch.Tensor, n, noop)
+        yield
+    finally:
+        for n, f in saved_init.items():
+            setattr(torch.nn.init, n, f)
+        for n, f in saved_tensor.items():
+            if f is None:
+                delattr(torch.Tensor, n)
+            else:
+                setattr(torch.Tensor, n, f)
 
 
 def _is_bnb(mod):
