@@ -261,6 +261,7 @@ void training(const Scenario& s, Bill& b, BillWriter& w) {
     in.trained_layers = s.method == Method::freeze ? std::min(s.trainable_layers, m.layers) : in.layers;
     in.checkpointing = s.checkpointing;
     in.grads_persist = s.grad_accum > 1;
+    in.optimizer_in_backward = s.optimizer_in_backward;
     std::string act_detail, loss_detail;
     if (!m.count_only) {
         const auto tensors = detail::layer_saved_tensors(m, a);

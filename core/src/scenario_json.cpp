@@ -114,7 +114,7 @@ const std::set<std::string>& known_keys() {
     static const std::set<std::string> k = {
         "model", "model_hub_id", "workload", "framework", "gpu", "num_gpus", "target_utilization", "method",
         "precision", "optimizer", "lora", "quantization", "trainable_layers", "micro_batch", "seq_len",
-        "grad_accum", "checkpointing", "attention", "loss", "sharding", "offload", "tp", "pp", "cp", "ep", "sp",
+        "grad_accum", "optimizer_in_backward", "checkpointing", "attention", "loss", "sharding", "offload", "tp", "pp", "cp", "ep", "sp",
         "rlhf", "weights", "kv_dtype", "batch", "prompt_len", "gen_len", "gpu_memory_utilization", "extra"};
     return k;
 }
@@ -325,6 +325,7 @@ Result<Scenario> scenario_from_json(const json& j, const Catalog& cat) {
     s.micro_batch = r.integer_or({"micro_batch"}, 1, 1, kMaxCount);
     s.seq_len = r.integer_or({"seq_len"}, 2048, 1, kMaxTokens);
     s.grad_accum = r.integer_or({"grad_accum"}, 1, 1, kMaxCount);
+    s.optimizer_in_backward = r.boolean_or("optimizer_in_backward", false);
     s.checkpointing = read_enum(r, j, "checkpointing", d.checkpointing);
     s.attention = read_enum(r, j, "attention", Attention::sdpa);
     s.loss = read_enum(r, j, "loss", d.loss);
@@ -354,6 +355,9 @@ Result<Scenario> scenario_from_json(const json& j, const Catalog& cat) {
     // Cross-field rules.
     if (s.method == Method::qlora && s.quantization == Quantization::none)
         r.error("quantization", "method \"qlora\" needs a quantized base: nf4, nf4-dq or int8");
+    if (s.optimizer_in_backward && s.grad_accum > 1)
+        r.error("optimizer_in_backward", "needs grad_accum 1: gradients are freed as soon as the optimizer has used "
+                                         "them, so none are kept between micro-batches (torchtune raises the same error)");
     if (s.prompt_len + s.gen_len < 1 && s.workload == Workload::infer)
         r.error("prompt_len", "prompt_len + gen_len must be at least 1 token");
     const std::int64_t model_parallel = s.tp * s.pp * s.cp;
@@ -401,6 +405,7 @@ json scenario_to_json(const Scenario& s) {
         j["micro_batch"] = s.micro_batch;
         j["seq_len"] = s.seq_len;
         j["grad_accum"] = s.grad_accum;
+        if (s.optimizer_in_backward) j["optimizer_in_backward"] = true;
         j["checkpointing"] = to_string(s.checkpointing);
         j["attention"] = to_string(s.attention);
         j["loss"] = to_string(s.loss);

@@ -42,7 +42,11 @@ StepPeak simulate_step(const StepInputs& in) {
     logits = in.logits_saved + in.logits_forward_peak;
     point("loss");
     logits = in.logits_saved + in.logits_backward_peak;
-    if (!in.grads_persist) grads += in.grad_head;
+    const bool oib = in.optimizer_in_backward;
+    // Per-layer share of the optimizer-step temporaries (optimizer in backward steps one layer at a time).
+    const double layer_share = in.grad_total > 0 ? in.grad_per_layer / in.grad_total : 0;
+    if (oib) temp = in.grad_head + in.optimizer_temp * (in.grad_total > 0 ? in.grad_head / in.grad_total : 0);
+    else if (!in.grads_persist) grads += in.grad_head;
     point("backward");
     logits = 0;
     temp = 0;
@@ -50,14 +54,15 @@ StepPeak simulate_step(const StepInputs& in) {
         // Recompute (checkpointing) brings the layer's activations back; its backward adds gradient
         // transients and the layer's parameter gradients; then its activations are freed.
         temp = (recompute ? in.layer_act : 0) + in.layer_transient;
-        if (!in.grads_persist) grads += in.grad_per_layer;
+        if (oib) temp += in.grad_per_layer + in.optimizer_temp * layer_share;
+        else if (!in.grads_persist) grads += in.grad_per_layer;
         if (i == L - 1 || i == first_trained || i == (L - 1 + first_trained) / 2) point("backward");
         act -= kept;
     }
     temp = 0;
     act = 0;
     point("backward");
-    temp = in.optimizer_temp;
+    temp = oib ? 0 : in.optimizer_temp;
     point("optimizer");
     temp = 0;
     grads = in.grads_persist ? in.grad_total : 0;  // zero_grad(set_to_none=True) frees them

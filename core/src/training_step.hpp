@@ -29,6 +29,10 @@ struct StepInputs {
     std::int64_t trained_layers = 0;  // layers whose activations are kept (freeze: the last N)
     Checkpointing checkpointing = Checkpointing::none;
     bool grads_persist = false;  // gradient accumulation keeps gradients between micro-batches
+    // Optimizer in backward (torchtune optimizer_in_bwd): each parameter is stepped from its gradient
+    // hook and its gradient freed at once; only the gradients and step temporaries of the parameters in
+    // flight exist. optimizer_temp then applies per layer (scaled from the whole-model figure).
+    bool optimizer_in_backward = false;
 };
 
 struct StepPeak {

@@ -55,6 +55,9 @@ struct Scenario {
     std::int64_t micro_batch = 1;
     std::int64_t seq_len = 2048;
     std::int64_t grad_accum = 1;
+    // torchtune `optimizer_in_bwd`: the optimizer steps each parameter from a gradient hook as soon as
+    // its gradient is ready, then frees it, so no full set of gradients ever exists (needs grad_accum 1).
+    bool optimizer_in_backward = false;
     Checkpointing checkpointing = Checkpointing::none;
     Attention attention = Attention::sdpa;
     Loss loss = Loss::standard;
