@@ -14,6 +14,7 @@
 #include "report.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/hf_config.hpp"
+#include "vramcalc/planner.hpp"
 #include "vramcalc/presets.hpp"
 #include "vramcalc/scenario_json.hpp"
 #include "vramcalc/validate.hpp"
@@ -42,6 +43,8 @@ usage:
                                               files in tests/data/, run from the repository root)
   vramcalc presets [--json]                   list model and GPU presets
   vramcalc bench [SCENARIO.json] [--json]     time one estimate and a full-catalog solve
+  vramcalc plan SCENARIO.json|--model MODEL [--KEY VALUE ...] [--max-gpus N] [--json]
+                                              fewest GPUs of the scenario's type and the layout
   vramcalc --help | --version
 
 Bytes are exact integers; GiB = 2^30 bytes, GB = 10^9 bytes.
@@ -307,6 +310,54 @@ int cmd_presets(bool as_json) {
 
 // Times the estimator: one full bill (with its max-batch and max-context solvers) and a solve over the
 // whole GPU catalog, each averaged over many repetitions.
+// The GPU-count planner: the same scenario input as estimate, plus --max-gpus N (default 1024).
+int cmd_plan(std::vector<std::string> args, bool as_json) {
+    std::int64_t max_gpus = 1024;
+    for (std::size_t i = 0; i + 1 < args.size(); ++i)
+        if (args[i] == "--max-gpus") {
+            const json v = json::parse(args[i + 1], nullptr, false);
+            if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > 65536)
+                throw BadInput("--max-gpus: got '" + args[i + 1] + "', expected an integer from 1 to 65536");
+            max_gpus = v.get<std::int64_t>();
+            args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+            break;
+        }
+    if (args.empty()) throw BadInput("plan needs a SCENARIO.json or --model MODEL");
+    json scenario = args[0].rfind("--", 0) == 0 ? scenario_from_flags(args) : parse_json_file(args[0]);
+    if (args[0].rfind("--", 0) != 0 && args.size() > 1 && scenario.is_object())
+        scenario.merge_patch(scenario_from_flags({args.begin() + 1, args.end()}));
+    if (scenario.is_object() && scenario.contains("model")) scenario["model"] = resolve_model_arg(scenario["model"]);
+    auto sc = vc::scenario_from_json(scenario, catalog());
+    for (const auto& w : sc.warnings) std::cerr << "warning: " << w << "\n";
+    if (!sc.ok()) {
+        print_problems(sc.errors);
+        return kBadInput;
+    }
+    if (sc->workload != vc::Workload::train) throw BadInput("plan: workload must be \"train\"");
+    const vc::Plan p = vc::plan_gpus(*sc, max_gpus);
+    if (as_json) {
+        std::cout << vc::plan_to_json(p, *sc).dump(2) << "\n";
+        return kOk;
+    }
+    std::printf("GPU: %s, %.2f GiB, target utilisation %.0f %%\n", sc->gpu.name.c_str(),
+                static_cast<double>(sc->gpu.memory_bytes) / 1073741824.0, sc->target_utilization * 100);
+    std::printf("%6s  %-13s  %-17s  %3s  %3s  %14s  %12s  %s\n", "GPUs", "sharding", "offload", "tp", "pp",
+                "per GPU (GiB)", "CPU (GiB)", "fits");
+    for (const auto& c : p.candidates)
+        std::printf("%6lld  %-13s  %-17s  %3lld  %3lld  %14.2f  %12.2f  %s\n", static_cast<long long>(c.num_gpus),
+                    vc::to_string(c.sharding), vc::to_string(c.offload), static_cast<long long>(c.tp),
+                    static_cast<long long>(c.pp), static_cast<double>(c.device_bytes) / 1073741824.0,
+                    static_cast<double>(c.cpu_bytes) / 1073741824.0, c.fits ? "yes" : "no");
+    if (p.found)
+        std::printf("\nFewest GPUs: %lld (sharding %s, tp %lld, pp %lld): %.2f GiB per GPU\n",
+                    static_cast<long long>(p.best.num_gpus), vc::to_string(p.best.sharding),
+                    static_cast<long long>(p.best.tp), static_cast<long long>(p.best.pp),
+                    static_cast<double>(p.best.device_bytes) / 1073741824.0);
+    else
+        std::printf("\nDoes not fit on up to %lld GPUs of this type.\n", static_cast<long long>(max_gpus));
+    return kOk;
+}
+
 int cmd_bench(const std::vector<std::string>& args, bool as_json) {
     json scenario = args.empty() ? json{{"model", "llama-3.1-8b"}, {"method", "lora"}, {"micro_batch", 4}}
                                  : parse_json_file(args[0]);
@@ -362,6 +413,7 @@ int run(int argc, char** argv) {
     if (cmd == "validate") return cmd_validate(params, as_json, as_markdown);
     if (cmd == "presets") return cmd_presets(as_json);
     if (cmd == "bench") return cmd_bench(params, as_json);
+    if (cmd == "plan") return cmd_plan(params, as_json);
     throw BadInput("unknown command '" + cmd + "' (allowed: inspect, estimate, validate, presets; see --help)");
 }
 

@@ -12,6 +12,7 @@
 #include "activations.hpp"
 #include "recipes.hpp"
 #include "parallel.hpp"
+#include "rlhf.hpp"
 #include "training_step.hpp"
 
 namespace vramcalc {
@@ -365,7 +366,13 @@ Bill estimate_once(const Scenario& s) {
     b.active_parameters = p.active;
     b.gpu = s.gpu;
     BillWriter w{b};
-    if (s.workload == Workload::train) training(s, b, w);
+    if (s.workload == Workload::train && s.rlhf.algorithm != RlhfAlgorithm::none)
+        detail::rlhf_components(s, b, [](const Scenario& r, Bill& rb) {  // several models: rlhf.cpp
+            BillWriter rw{rb};
+            training(r, rb, rw);
+        });
+    else if (s.workload == Workload::train)
+        training(s, b, w);
     else inference(s, b, w);
     if (s.workload == Workload::infer && (s.num_gpus > 1 || s.tp * s.pp * s.cp * s.ep > 1))
         b.warnings.push_back("multi-GPU layouts are not modelled yet: the bill is for one GPU holding everything");

@@ -11,12 +11,17 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "activations.hpp"
 #include "training_step.hpp"
 #include "vramcalc/bill.hpp"
+#include "vramcalc/catalog.hpp"
 #include "vramcalc/scenario.hpp"
+#include "vramcalc/validate.hpp"
 
 namespace vramcalc::detail {
 
@@ -66,5 +71,14 @@ struct DsEstimate {
 DsEstimate deepspeed_zero2_estimate(double params, std::int64_t gpus_per_node, std::int64_t nodes, bool offload_optimizer);
 DsEstimate deepspeed_zero3_estimate(double params, double largest_layer, std::int64_t gpus_per_node, std::int64_t nodes,
                                     bool offload_optimizer, bool offload_params, bool zero_init);
+
+// Formula cases of tests/data (formula_cases.json, parallel_cases.json) that this unit reproduces: the ZeRO
+// paper's model states (entries with scenario.extra.model_states_only and a "sharding"), DeepSpeed's
+// estimator outputs (ids "deepspeed-zero2/3-*"), and RLHF static-state cases. nullopt: not ours.
+std::optional<EntryResult> run_parallel_formula(const nlohmann::json& e, const std::string& id, const Catalog& cat);
+
+// Whether `estimated` equals a printed figure to its printed precision: within half a unit of its last
+// decimal (sources round half to even or half up; both pass).
+bool equals_printed(double estimated, const nlohmann::json& printed);
 
 }  // namespace vramcalc::detail

@@ -259,6 +259,123 @@ void read_lora(Scenario& s, const json& j, Result<Scenario>& out) {
     }
 }
 
+template <> const Table<RlhfAlgorithm>& table() {
+    static const Table<RlhfAlgorithm> t{{RlhfAlgorithm::none, "none"}, {RlhfAlgorithm::ppo, "ppo"},
+                                        {RlhfAlgorithm::dpo, "dpo"}, {RlhfAlgorithm::grpo, "grpo"}};
+    return t;
+}
+template <> const Table<RolloutEngine>& table() {
+    static const Table<RolloutEngine> t{{RolloutEngine::vllm, "vllm"}, {RolloutEngine::hf, "hf"}};
+    return t;
+}
+
+// One role of `rlhf` (critic, reference, reward): false/null = absent, true = the defaults, or an object
+// {"model", "method", "precision", "sharding", "offload"}; unset keys follow the policy.
+void read_role(RlhfRole& role, const json& r, const char* key, const Scenario& s, const Catalog& cat,
+               Result<Scenario>& out, bool trained) {
+    role.precision = trained ? s.precision : Precision::bf16;
+    role.sharding = s.sharding;
+    role.offload = trained ? s.offload : Offload::none;
+    role.method = Method::full;
+    if (!r.contains(key)) return;
+    const json& v = r[key];
+    const std::string path = std::string("rlhf.") + key;
+    if (v.is_null() || (v.is_boolean() && !v.get<bool>())) {
+        role.present = false;
+        return;
+    }
+    role.present = true;
+    if (v.is_boolean()) return;
+    if (!v.is_object()) {
+        out.errors.push_back({path, "got " + detail::describe(v) + ", expected false, true or an object such as "
+                                                                   "{\"model\": \"qwen2.5-7b\", \"precision\": \"bf16\"}"});
+        return;
+    }
+    FieldReader fr(v, path, out.errors);
+    if (fr.has("model")) {
+        const json& m = v["model"];
+        if (m.is_string() && cat.find_model(m.get<std::string>())) {
+            role.model = cat.find_model(m.get<std::string>())->spec;
+            role.model_ref = m.get<std::string>();
+            role.same_model = false;
+        } else if (m.is_object()) {
+            auto spec = model_from_config(m, "inline config.json", path + ".model");
+            if (spec.ok()) {
+                role.model = std::move(*spec.value);
+                role.model_ref = "inline";
+                role.same_model = false;
+            } else {
+                for (auto& e : spec.errors) out.errors.push_back(e);
+            }
+        } else {
+            fr.error("model", "got " + detail::describe(m) + ", expected a preset id or a config.json object");
+        }
+    }
+    role.method = read_enum(fr, v, "method", role.method);
+    if (role.method != Method::full && role.method != Method::lora)
+        fr.error("method", "an RLHF role trains with full or lora");
+    role.precision = read_enum(fr, v, "precision", role.precision);
+    role.sharding = read_enum(fr, v, "sharding", role.sharding);
+    role.offload = read_enum(fr, v, "offload", role.offload);
+}
+
+void read_rlhf(Scenario& s, const json& j, const Catalog& cat, Result<Scenario>& out) {
+    if (!j.contains("rlhf") || j["rlhf"].is_null()) return;
+    const json& r = j["rlhf"];
+    if (!r.is_object()) {
+        out.errors.push_back({"rlhf", "got " + detail::describe(r) + ", expected an object such as {\"algorithm\": \"ppo\"}"});
+        return;
+    }
+    FieldReader fr(r, "rlhf", out.errors);
+    RlhfSetup& x = s.rlhf;
+    x.algorithm = read_enum(fr, r, "algorithm", RlhfAlgorithm::none);
+    if (!fr.has("algorithm")) fr.error("algorithm", "missing: one of ppo, dpo, grpo");
+    if (x.algorithm == RlhfAlgorithm::none) return;
+    if (s.workload != Workload::train) fr.error("algorithm", "rlhf needs workload \"train\"");
+    // Defaults: PPO as verl runs it (actor, critic, reference, reward; vLLM colocated with
+    // gpu_memory_utilization 0.5, freed between phases); DPO as TRL's DPOTrainer (policy + reference);
+    // GRPO as TRL's GRPOTrainer (policy + reference, 8 generations, colocated vLLM at 0.3).
+    x.critic.present = x.algorithm == RlhfAlgorithm::ppo;
+    x.reward.present = x.algorithm == RlhfAlgorithm::ppo;
+    x.reference.present = true;
+    x.rollout = x.algorithm != RlhfAlgorithm::dpo;
+    x.group_size = x.algorithm == RlhfAlgorithm::grpo ? 8 : 1;
+    x.rollout_gpu_memory_utilization = x.algorithm == RlhfAlgorithm::grpo ? 0.3 : 0.5;
+    x.rollout_released = x.algorithm == RlhfAlgorithm::ppo;
+    read_role(x.critic, r, "critic", s, cat, out, true);
+    read_role(x.reference, r, "reference", s, cat, out, false);
+    read_role(x.reward, r, "reward", s, cat, out, false);
+    if (!r.contains("critic")) x.critic.present = x.algorithm == RlhfAlgorithm::ppo;
+    if (!r.contains("reference")) x.reference.present = true;
+    if (!r.contains("reward")) x.reward.present = x.algorithm == RlhfAlgorithm::ppo;
+    x.group_size = fr.integer_or({"group_size"}, x.group_size, 1, 4096);
+    x.prompt_len = fr.integer_or({"prompt_len"}, x.prompt_len, 1, kMaxTokens);
+    x.gen_len = fr.integer_or({"gen_len"}, x.gen_len, 1, kMaxTokens);
+    if (r.contains("rollout") && !r["rollout"].is_null()) {
+        const json& ro = r["rollout"];
+        if (ro.is_boolean()) {
+            x.rollout = ro.get<bool>();
+        } else if (!ro.is_object()) {
+            out.errors.push_back({"rlhf.rollout", "got " + detail::describe(ro) + ", expected an object such as "
+                                                                             "{\"engine\": \"vllm\", \"gpu_memory_utilization\": 0.5}"});
+        } else {
+            FieldReader rr(ro, "rlhf.rollout", out.errors);
+            x.rollout = true;
+            x.rollout_engine = read_enum(rr, ro, "engine", RolloutEngine::vllm);
+            const std::string placement = rr.string_or("placement", "colocated");
+            if (placement != "colocated" && placement != "separate")
+                rr.error("placement", "got \"" + placement.substr(0, 40) + "\", allowed: colocated, separate");
+            x.rollout_colocated = placement != "separate";
+            x.rollout_gpu_memory_utilization = rr.number_or("gpu_memory_utilization", x.rollout_gpu_memory_utilization, 0.01, 1.0);
+            x.rollout_released = rr.boolean_or("released", x.rollout_released);
+            x.rollout_tp = rr.integer_or({"tp"}, 1, 1, 4096);
+            x.rollout_batch = rr.integer_or({"batch"}, 0, 0, kMaxCount);
+        }
+    }
+    if (x.algorithm == RlhfAlgorithm::dpo && r.contains("rollout") && x.rollout)
+        fr.error("rollout", "dpo trains on given preference pairs: it has no rollout");
+}
+
 }  // namespace
 
 const char* to_string(Workload v) { return name_of(v); }
@@ -273,6 +390,7 @@ const char* to_string(Loss v) { return name_of(v); }
 const char* to_string(Sharding v) { return name_of(v); }
 const char* to_string(Offload v) { return name_of(v); }
 const char* to_string(KvDtype v) { return name_of(v); }
+const char* to_string(RlhfAlgorithm v) { return name_of(v); }
 
 std::vector<std::string> allowed_values(std::string_view key) {
     auto names = [](const auto& t) {
@@ -364,8 +482,7 @@ Result<Scenario> scenario_from_json(const json& j, const Catalog& cat) {
     if (s.num_gpus % model_parallel != 0)
         r.error("num_gpus", std::to_string(s.num_gpus) + " is not a multiple of tp x pp x cp = " +
                                 std::to_string(model_parallel));
-    if (j.contains("rlhf") && !j["rlhf"].is_null())
-        out.warnings.push_back("rlhf is not modelled yet: the bill covers the trained policy only");
+    read_rlhf(s, j, cat, out);
 
     if (out.errors.empty()) out.value = std::move(s);
     return out;
@@ -416,6 +533,26 @@ json scenario_to_json(const Scenario& s) {
         j["cp"] = s.cp;
         j["ep"] = s.ep;
         j["sp"] = s.sp;
+        if (s.rlhf.algorithm != RlhfAlgorithm::none) {
+            const RlhfSetup& x = s.rlhf;
+            auto role = [&](const RlhfRole& r) -> json {
+                if (!r.present) return false;
+                json o = {{"method", to_string(r.method)}, {"precision", to_string(r.precision)},
+                          {"sharding", to_string(r.sharding)}, {"offload", to_string(r.offload)}};
+                if (!r.same_model) o["model"] = r.model_ref == "inline" ? json(r.model.name) : json(r.model_ref);
+                return o;
+            };
+            json rl = {{"algorithm", to_string(x.algorithm)}, {"critic", role(x.critic)}, {"reference", role(x.reference)},
+                       {"reward", role(x.reward)}, {"group_size", x.group_size}, {"prompt_len", x.prompt_len},
+                       {"gen_len", x.gen_len}};
+            if (x.rollout)
+                rl["rollout"] = {{"engine", name_of(x.rollout_engine)}, {"placement", x.rollout_colocated ? "colocated" : "separate"},
+                                 {"gpu_memory_utilization", x.rollout_gpu_memory_utilization}, {"released", x.rollout_released},
+                                 {"tp", x.rollout_tp}, {"batch", x.rollout_batch}};
+            else
+                rl["rollout"] = false;
+            j["rlhf"] = rl;
+        }
     } else {
         j["weights"] = s.weights;
         j["kv_dtype"] = to_string(s.kv_dtype);

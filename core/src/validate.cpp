@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_reader.hpp"
+#include "parallel.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/hf_config.hpp"
 #include "vramcalc/scenario_json.hpp"
@@ -97,7 +98,9 @@ EntryResult run_measured(const json& e, const std::string& id, const Catalog& ca
 }
 
 // Formula cases we can reproduce today: KV-cache bytes per token (GQA and MLA latent).
-EntryResult run_formula(const json& e, const std::string& id) {
+EntryResult run_formula(const json& e, const std::string& id, const Catalog& cat) {
+    // Sharding, DeepSpeed-estimator and RLHF cases (parallel.cpp).
+    if (auto pr = detail::run_parallel_formula(e, id, cat)) return *pr;
     EntryResult r;
     r.id = id;
     r.kind = "formula";
@@ -183,7 +186,7 @@ Result<ValidationReport> validate_reference(const json& reference, const Catalog
             }
             if (r.abs_pct_error) errs.push_back(*r.abs_pct_error);
         } else if (e.contains("expected")) {
-            r = run_formula(e, id);
+            r = run_formula(e, id, cat);
             ++rep.formulas_total;
             if (r.status == "matched") ++rep.formulas_matched;
         } else {

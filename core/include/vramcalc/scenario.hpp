@@ -34,6 +34,39 @@ struct LoraSetup {
     bool train_embeddings = false;
 };
 
+// RLHF (`rlhf` object): the models besides the trained policy, and the rollout. See docs/methodology.md,
+// section "RLHF", for the JSON and the defaults of each algorithm.
+enum class RlhfAlgorithm { none, ppo, dpo, grpo };
+enum class RolloutEngine { vllm, hf };
+
+struct RlhfRole {
+    bool present = false;
+    bool same_model = true;            // the policy's model; otherwise `model`
+    ModelSpec model;
+    std::string model_ref;
+    Method method = Method::full;      // trained roles (critic): full or lora
+    Precision precision = Precision::bf16_mixed;
+    Sharding sharding = Sharding::none;
+    Offload offload = Offload::none;
+};
+
+struct RlhfSetup {
+    RlhfAlgorithm algorithm = RlhfAlgorithm::none;
+    RlhfRole critic;                   // ppo: trained value model
+    RlhfRole reference;                // frozen; dpo without it = precomputed reference log-probs
+    RlhfRole reward;                   // ppo: frozen reward model
+    bool rollout = false;              // ppo/grpo generate on the training GPUs' job
+    RolloutEngine rollout_engine = RolloutEngine::vllm;
+    bool rollout_colocated = true;     // on the training GPUs (false: on GPUs of its own)
+    double rollout_gpu_memory_utilization = 0.5;
+    bool rollout_released = true;      // the engine frees its memory outside the rollout phase (sleep mode)
+    std::int64_t rollout_tp = 1;
+    std::int64_t rollout_batch = 0;    // prompts generated per GPU at once (0: micro_batch)
+    std::int64_t prompt_len = 512;
+    std::int64_t gen_len = 512;
+    std::int64_t group_size = 1;       // grpo: completions per prompt (G)
+};
+
 struct Scenario {
     // The model, resolved (preset, inline config.json, or a parameter-count-only model).
     ModelSpec model;
@@ -58,6 +91,8 @@ struct Scenario {
     // torchtune `optimizer_in_bwd`: the optimizer steps each parameter from a gradient hook as soon as
     // its gradient is ready, then frees it, so no full set of gradients ever exists (needs grad_accum 1).
     bool optimizer_in_backward = false;
+    // torch.compile of the layers and the loss (torchtune `compile: True`): see activations.hpp.
+    bool compile = false;
     Checkpointing checkpointing = Checkpointing::none;
     Attention attention = Attention::sdpa;
     Loss loss = Loss::standard;
@@ -65,6 +100,7 @@ struct Scenario {
     Offload offload = Offload::none;
     std::int64_t tp = 1, pp = 1, cp = 1, ep = 1;
     bool sp = false;
+    RlhfSetup rlhf;
 
     // Inference
     std::string weights = "bf16";  // fp32, bf16, fp16, fp8, int8, nf4, nf4-dq, gptq-int4, awq-int4, gptq-int8, gguf-*
@@ -73,6 +109,15 @@ struct Scenario {
     std::int64_t prompt_len = 1024;
     std::int64_t gen_len = 256;
     double gpu_memory_utilization = 0.9;
+    std::int64_t group_size = 128;           // GPTQ/AWQ quantisation group (-1: one group per output channel)
+    std::int64_t max_model_len = 0;          // vLLM --max-model-len / torchtune cache length; 0: engine default
+    std::int64_t max_num_seqs = 256;         // vLLM scheduler limit on concurrent sequences
+    std::int64_t max_num_batched_tokens = 8192;  // vLLM tokens per forward (the profiled activation peak)
+    std::int64_t block_size = 16;            // vLLM KV-cache block (tokens)
+    bool enforce_eager = false;              // vLLM: no CUDA graphs
+    std::int64_t n_ctx = 4096;               // llama.cpp context (KV cells shared by all sequences)
+    std::int64_t n_gpu_layers = -1;          // llama.cpp layers on the GPU; -1: all layers and the output
+    std::int64_t n_ubatch = 512;             // llama.cpp physical batch (sizes the compute buffer)
 };
 
 // Names used in JSON, for enums (one table per enum in scenario_json.cpp).
@@ -88,5 +133,6 @@ const char* to_string(Loss v);
 const char* to_string(Sharding v);
 const char* to_string(Offload v);
 const char* to_string(KvDtype v);
+const char* to_string(RlhfAlgorithm v);
 
 }  // namespace vramcalc
