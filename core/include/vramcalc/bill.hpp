@@ -46,6 +46,16 @@ struct Bill {
     std::string peak_phase;                       // where in the step the peak falls
     std::vector<TimelinePoint> timeline;          // allocated bytes through one training step
     std::int64_t torch_uncounted_bytes = 0;       // on the GPU but outside torch's allocator (paged optimizer states)
+    // Inference: vLLM's preallocated KV block pool and how many sequences of prompt_len + gen_len it holds;
+    // the largest concurrency and the longest context (prompt + generated tokens) the GPU allows.
+    std::optional<std::int64_t> kv_pool_bytes;
+    std::optional<std::int64_t> kv_pool_sequences;
+    std::optional<std::int64_t> max_concurrent_sequences;
+    std::optional<std::int64_t> max_context;
+    // The common rule of thumb beside the detailed figure (inference: params x bytes x 1.2; training:
+    // 16 B/param for Adam, LoRA/QLoRA variants), with the formula and its source in words.
+    std::int64_t rule_of_thumb_bytes = 0;
+    std::string rule_of_thumb_formula;
     std::string layout;                           // multi-GPU: the layout and which rank the bill is for
     std::vector<std::string> warnings;
 

@@ -27,6 +27,8 @@ struct CatalogFit {
     std::int64_t device_bytes = 0;
     std::int64_t max_batch = 0;    // micro_batch (training) or batch (inference); capped at 65536
     std::int64_t max_seq_len = 0;  // training only; capped at 2^24
+    std::int64_t max_concurrent_sequences = 0;  // inference: sequences of prompt_len + gen_len at once
+    std::int64_t max_context = 0;               // inference: longest prompt + generated tokens at `batch`
 };
 std::vector<CatalogFit> solve_catalog(const Scenario& s, const std::vector<GpuSpec>& gpus);
 
