@@ -18,6 +18,11 @@ struct Layer {
     // A normalisation of the residual stream. Returns the dtype bytes of its output.
     double norm(const char* name) {
         const auto h = static_cast<double>(m.hidden);
+        if (a.compiled) {
+            // Compiled: the input and a per-row fp32 rstd (LayerNorm: mean too); the rest is recomputed.
+            save(std::string(name) + " (input + rstd; compiled)", a.residual * h + (m.norm == NormKind::rms ? 4 : 8));
+            return m.norm == NormKind::rms ? a.residual : (a.autocast ? 4 : a.residual);
+        }
         if (m.norm == NormKind::rms) {
             // LlamaRMSNorm: x.to(float32) -> pow/mean/rsqrt -> x * rsqrt -> weight * x.to(input_dtype).
             // pow and the rsqrt product save the fp32 input (a copy unless it already is fp32); the
@@ -36,8 +41,10 @@ struct Layer {
     // Trained linears save their input: once if already in the compute dtype, else one cast copy each
     // (autocast casts per call). LoRA adapters on them save the adapter input and rank-r intermediate.
     void linears(const std::string& what, const std::vector<std::string>& names, double in, double in_bytes,
-                 bool trained) {
-        if (trained || a.frozen_linears_save_input) {
+                 bool trained, bool pointwise_input = false) {
+        // Under torch.compile an input that a pointwise op produced is recomputed, not kept.
+        const bool rebuilt = a.compiled && pointwise_input;
+        if ((trained || a.frozen_linears_save_input) && !rebuilt) {
             if (in_bytes == c() || !a.autocast) save(what + " input", in_bytes * in);
             else save(what + " input (autocast copies)", static_cast<double>(names.size()) * c() * in);
         }
@@ -48,7 +55,7 @@ struct Layer {
             // autocast, cast again to bf16), lora_B on the rank-r intermediate.
             const double ab = a.autocast ? c() : a.adapter_bytes;
             if (a.lora_setup.dropout > 0) save("lora " + n + " dropout mask", in);
-            save("lora " + n + " A input", ab * in);
+            if (!rebuilt || a.lora_setup.dropout > 0) save("lora " + n + " A input", ab * in);
             save("lora " + n + " B input", ab * static_cast<double>(a.lora_setup.rank));
         }
     }
@@ -72,7 +79,7 @@ struct Layer {
         const bool t = a.train_linears;
         if (m.attention == AttentionKind::mla) {
             // DeepSeek MLA: q_a/kv_a read the normed input, their ranks feed RMSNorms and q_b/kv_b.
-            linears("attn.q_a/kv_a_proj", {"q_a_proj", "kv_a_proj_with_mqa"}, h, in_bytes, t);
+            linears("attn.q_a/kv_a_proj", {"q_a_proj", "kv_a_proj_with_mqa"}, h, in_bytes, t, true);
             const double ql = static_cast<double>(m.mla.q_lora_rank), kl = static_cast<double>(m.mla.kv_lora_rank);
             save("attn.q_a/kv_a_layernorm (fp32 input)", 4 * (ql + kl));
             linears("attn.q_b_proj", {"q_b_proj"}, ql, c(), t);
@@ -87,7 +94,7 @@ struct Layer {
             else if (ty == "gpt_neox" || ty == "falcon" || ty == "bloom") names = {"query_key_value"};
             else if (ty == "bert") names = {"query", "key", "value"};
             else if (ty == "t5" || ty == "mt5") names = {"q", "k", "v"};
-            linears("attn.qkv", names, h, in_bytes, t);
+            linears("attn.qkv", names, h, in_bytes, t, true);
         }
         if (m.qk_norm) save("attn.q_norm/k_norm (fp32 input)", 4 * (q + k) + a.residual * (q + k) * (a.train_norms ? 1 : 0));
         if (a.attention == Attention::eager) {
@@ -115,7 +122,8 @@ struct Layer {
                                  ? "dense"
                              : m.model_type == "opt" ? "out_proj"
                              : (m.model_type == "t5" || m.model_type == "mt5") ? "o" : "o_proj";
-        linears("attn.o_proj", {o_name}, H * static_cast<double>(m.v_head_dim), c(), t);
+        linears("attn.o_proj", {o_name}, H * static_cast<double>(m.v_head_dim), c(), t,
+                a.attention != Attention::eager);  // compiled: a transposed copy of the saved SDPA output
         dropout("attn.residual", m.hidden_dropout, h);
     }
 
@@ -125,10 +133,14 @@ struct Layer {
         auto gated = [&](const std::string& what, double I, double tokens_share, double in_b) {
             // gate/up read the input; act(gate) saves gate; act * up saves both; down saves the product.
             Layer sub{m, a, {}};
-            sub.linears(what + ".gate/up_proj", {"gate_proj", "up_proj"}, h, in_b, t);
-            sub.save(what + ".act_fn input", c() * I);
-            sub.save(what + ".act_fn output * up", 2 * c() * I);
-            sub.linears(what + ".down_proj", {"down_proj"}, I, c(), t);
+            sub.linears(what + ".gate/up_proj", {"gate_proj", "up_proj"}, h, in_b, t, true);
+            if (a.compiled) {
+                sub.save(what + ".gate and up outputs (compiled: act and product recomputed)", 2 * c() * I);
+            } else {
+                sub.save(what + ".act_fn input", c() * I);
+                sub.save(what + ".act_fn output * up", 2 * c() * I);
+            }
+            sub.linears(what + ".down_proj", {"down_proj"}, I, c(), t, true);
             for (auto& x : sub.out) save(x.op, x.per_token * tokens_share);
         };
         if (m.moe.experts > 0 && m.moe.moe_layers > 0) {
@@ -155,9 +167,9 @@ struct Layer {
             else if (ty == "gpt_neox" || ty == "falcon" || ty == "bloom") fc1 = {"dense_h_to_4h"}, fc2 = {"dense_4h_to_h"};
             else if (ty == "bert") fc1 = {"intermediate.dense"}, fc2 = {"output.dense"};
             else if (ty == "t5" || ty == "mt5") fc1 = {"wi"}, fc2 = {"wo"};
-            linears("mlp.fc1", fc1, h, in_bytes, t);
+            linears("mlp.fc1", fc1, h, in_bytes, t, true);
             save("mlp.act input", c() * I);
-            linears("mlp.fc2", fc2, I, c(), t);
+            linears("mlp.fc2", fc2, I, c(), t, true);
         }
         dropout("mlp.residual", m.hidden_dropout, h);
     }

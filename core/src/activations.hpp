@@ -38,6 +38,12 @@ struct ActivationSetup {
     // `if any(ctx.needs_input_grad[:2]): ctx.tensors = (A, B)`). torchao's NF4 linear (torchtune) keeps
     // only the weight (torchao/dtypes/nf4tensor.py, LinearNF4.forward).
     bool frozen_linears_save_input = false;
+    // torch.compile (torchtune `compile: True` compiles each layer): AOTAutograd's min-cut partitioner
+    // (torch/_functorch/partitioners.py, min_cut_rematerialization_partition) saves the outputs of
+    // matmuls and of fallback kernels such as SDPA and recomputes pointwise chains in backward. So a norm
+    // keeps only its input and per-row rstd, a gated MLP only the gate and up outputs; inputs that are
+    // pointwise results (normalised tensors, act(gate) * up) are rebuilt, not kept.
+    bool compiled = false;
     bool train_norms = true;
     // LoRA on matching linears: adapter input and rank-r intermediate.
     bool lora = false;

@@ -106,6 +106,20 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
     LossMemory l;
     if (m.arch == Arch::encoder) return l;  // BERT-style models here are counted without a task head
     const double upcast = c == 4 ? 0 : 4;  // .float() on fp32 logits is a no-op
+    if (s.compile && s.loss != Loss::fused) {
+        // Compiled cross-entropy (torchtune training.compile_loss): inductor fuses the upcast, log-softmax
+        // and NLL into one kernel whose backward needs only its input and a per-row fp32 log-sum-exp, so no
+        // fp32 log-softmax is kept. standard: the model's output.float() logits (fp32) are that input;
+        // chunked: the 16-bit logit chunks are, and one chunk's gradient exists at a time in backward.
+        const bool chunked = s.loss == Loss::chunked;
+        const double chunks = chunked ? 8.0 : 1.0;
+        const double in_bytes = chunked ? c : c + upcast;
+        l.saved = in_bytes * V * T + 4 * T;
+        l.forward_peak = chunked ? 0 : c * V * T;
+        l.backward_peak = in_bytes * V * T / chunks;
+        l.detail = std::string(chunked ? "chunked" : "full") + " logits, compiled cross-entropy (no fp32 log-softmax kept)";
+        return l;
+    }
     switch (s.loss) {
         case Loss::standard:
             // transformers: logits for every position in the compute dtype, upcast to fp32 for the loss;
@@ -246,6 +260,7 @@ void training(const Scenario& s, Bill& b, BillWriter& w) {
     a.repeat_kv = s.attention != Attention::flash;
     a.train_linears = !lora;
     a.frozen_linears_save_input = s.method == Method::qlora && s.framework != Framework::torchtune;
+    a.compiled = s.compile;
     a.train_norms = !lora;
     a.lora = lora;
     a.lora_setup = s.lora;
