@@ -93,8 +93,6 @@ struct Scenario {
     bool optimizer_in_backward = false;
     // torch.compile of the layers and the loss (torchtune `compile: True`): see activations.hpp.
     bool compile = false;
-    // torch.compile of the layers and the loss (torchtune `compile: True`): see activations.hpp.
-    bool compile = false;
     Checkpointing checkpointing = Checkpointing::none;
     Attention attention = Attention::sdpa;
     Loss loss = Loss::standard;
