@@ -193,7 +193,10 @@ WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_siz
             // 1-D tensors (norms, biases) stay F32 (llama-quant.cpp quantises only 2-D/3-D weights; the
             // converter writes 1-D tensors as F32). Routers (ffn_gate_inp) are never quantised.
             const double bias = g.bias ? rows * 4.0 : 0.0;
-            if (g.cols <= 1) return rows * 4.0 + bias;
+            if (g.cols <= 1) {
+                mix["f32"] += rows * k;
+                return rows * 4.0 + bias;
+            }
             const std::string role = gguf_role(m, g);
             const GgmlType& t = role == "router" ? T("f32") : gguf_tensor_type(gc, role, std::max<i64>(0, i), g.cols);
             mix[t.name] += n * k;

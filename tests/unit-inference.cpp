@@ -1,0 +1,196 @@
+// Inference: GGUF block bytes and llama.cpp's K_M mix, weight formats, KV cache per engine, vLLM's pool,
+// llama.cpp offload, tensor parallelism, solvers and the properties every bill must keep.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "inference.hpp"
+#include "test_data.hpp"
+#include "vramcalc/estimate.hpp"
+#include "vramcalc/scenario_json.hpp"
+#include "weight_formats.hpp"
+
+using namespace vramcalc;
+
+namespace {
+Scenario scenario(const std::string& text) {
+    auto r = scenario_from_text(text, test::catalog());
+    INFO(text << "\n" << r.error_text());
+    REQUIRE(r.ok());
+    return *r.value;
+}
+Bill bill(const std::string& text) { return estimate(scenario(text)); }
+std::string infer(const std::string& extra) {
+    return R"({"model": "llama-3.1-8b", "workload": "infer")" + extra + "}";
+}
+}  // namespace
+
+TEST_CASE("inference: GGUF bytes per block (ggml-common.h)") {
+    struct Case { const char* type; int weights, bytes; };
+    const Case cases[] = {{"q8_0", 32, 34},  {"q6_k", 256, 210}, {"q5_k", 256, 176}, {"q5_0", 32, 22},
+                          {"q4_k", 256, 144}, {"q4_0", 32, 18},  {"q3_k", 256, 110}, {"q2_k", 256, 84},
+                          {"iq4_xs", 256, 136}, {"iq4_nl", 32, 18}, {"q5_1", 32, 24}, {"q4_1", 32, 20}};
+    for (const auto& c : cases) {
+        INFO(c.type);
+        const detail::GgmlType* t = detail::ggml_type(c.type);
+        REQUIRE(t != nullptr);
+        CHECK(t->block_weights == c.weights);
+        CHECK(t->block_bytes == c.bytes);
+    }
+}
+
+TEST_CASE("inference: llama.cpp Q4_K_M mix for Llama-3.1-8B") {
+    // llama_tensor_get_type: attn_v and ffn_down of the 16 use_more_bits layers (0-3, 6, 9, ..., 27, 28-31)
+    // go to Q6_K, the output head to Q6_K, 1-D tensors stay F32, everything else Q4_K: the 33 q6_K tensors
+    // llama.cpp's loader lists for this model.
+    const Scenario s = scenario(infer(R"(, "weights": "gguf-q4_k_m")"));
+    const detail::WeightBytes w = detail::weight_bytes(s.model, "gguf-q4_k_m", 128);
+    const double q6 = 16.0 * 1024 * 4096 + 16.0 * 4096 * 14336 + 128256.0 * 4096;
+    const double f32 = 65.0 * 4096;
+    const double q4 = 8030261248.0 - q6 - f32;
+    double got_q6 = 0, got_q4 = 0, got_f32 = 0;
+    for (const auto& [t, n] : w.gguf_mix) {
+        if (t == "q6_k") got_q6 = n;
+        else if (t == "q4_k") got_q4 = n;
+        else if (t == "f32") got_f32 = n;
+        else FAIL("unexpected type " << t);
+    }
+    CHECK(got_q6 == q6);
+    CHECK(got_q4 == q4);
+    CHECK(got_f32 == f32);
+    CHECK(w.total() == Approx(q4 * 144 / 256 + q6 * 210 / 256 + f32 * 4).epsilon(1e-12));
+    // Q3_K_M: attn_v of the first two layers Q5_K, ffn_down Q5_K below n/16, attn_output Q4_K.
+    detail::GgufContext c{"q3_k_m", "llama", 32, 4, 0, false, false};
+    CHECK(std::string(detail::gguf_tensor_type(c, "attn_v", 1, 4096).name) == "q5_k");
+    CHECK(std::string(detail::gguf_tensor_type(c, "attn_v", 2, 4096).name) == "q4_k");
+    CHECK(std::string(detail::gguf_tensor_type(c, "ffn_down", 1, 14336).name) == "q5_k");
+    CHECK(std::string(detail::gguf_tensor_type(c, "attn_output", 5, 4096).name) == "q4_k");
+    // A row length 256 does not divide falls back (tensor_type_fallback): Q4_K -> Q5_0.
+    detail::GgufContext k{"q4_k_m", "llama", 32, 4, 0, false, false};
+    CHECK(std::string(detail::gguf_tensor_type(k, "ffn_up", 5, 4800).name) == "q5_0");
+}
+
+TEST_CASE("inference: GPTQ and AWQ packing with group size") {
+    const Scenario s = scenario(infer(""));
+    ModelSpec one;
+    one.layers = 1;
+    one.params.push_back({"q_proj", ParamCategory::attention, 4096, 4096, false, 1, true, false, 0});
+    // GPTQ 4-bit, group 128: qweight 4096*4096/2, qzeros 32 groups x 4096/8 int32, fp16 scales, int32 g_idx.
+    const double gptq = 4096.0 * 4096 / 2 + 32 * 512 * 4 + 32 * 4096 * 2 + 4096 * 4;
+    CHECK(detail::weight_bytes(one, "gptq-int4", 128).total() == gptq);
+    CHECK(detail::weight_bytes(one, "awq-int4", 128).total() == gptq - 4096 * 4);
+    // Per-channel (-1): one group.
+    CHECK(detail::weight_bytes(one, "gptq-int4", -1).total() == 4096.0 * 4096 / 2 + 512 * 4 + 4096 * 2 + 4096 * 4);
+    (void)s;
+    auto bad = scenario_from_text(infer(R"(, "weights": "gptq-int4", "group_size": 0)"), test::catalog());
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error_text().find("group_size") != std::string::npos);
+}
+
+TEST_CASE("inference: KV cache bytes per token by engine") {
+    // LitGPT's static cache: 128 KiB per token (formula_cases.json) x (prompt + new tokens) x batch.
+    Bill b = bill(infer(R"(, "framework": "litgpt", "batch": 2, "prompt_len": 100, "gen_len": 28)"));
+    CHECK(b.component("kv_cache") == 131072LL * 128 * 2);
+    // fp8 halves it; q8_0 / q4_0 are ggml blocks.
+    b = bill(infer(R"(, "framework": "litgpt", "batch": 2, "prompt_len": 100, "gen_len": 28, "kv_dtype": "fp8")"));
+    CHECK(b.component("kv_cache") == 65536LL * 128 * 2);
+    const Scenario q = scenario(infer(R"(, "framework": "llama.cpp", "kv_dtype": "q4_0")"));
+    CHECK(detail::kv_element_bytes(q) == 18.0 / 32.0);
+    // Gemma-2: alternate layers keep only the 4096-token window where the engine trims it.
+    const Scenario g = scenario(R"({"model": "gemma-2-9b", "workload": "infer", "framework": "vllm"})");
+    CHECK(detail::kv_bytes_for_tokens(g, 8192) == 21.0 * 2 * 8 * 256 * 2 * 8192 + 21.0 * 2 * 8 * 256 * 2 * 4096);
+    const Scenario gl = scenario(R"({"model": "gemma-2-9b", "workload": "infer", "framework": "litgpt"})");
+    CHECK(detail::kv_bytes_for_tokens(gl, 8192) == 344064.0 * 8192);
+    // MLA: vLLM stores the latent (kv_lora_rank + rope) x layers; transformers expands per head.
+    const Scenario mv = scenario(R"({"model": "deepseek-v2-lite", "workload": "infer", "framework": "vllm"})");
+    const Scenario mh = scenario(R"({"model": "deepseek-v2-lite", "workload": "infer"})");
+    CHECK(detail::kv_bytes_for_tokens(mv, 1) == (512.0 + 64) * 27 * 2);
+    CHECK(detail::kv_bytes_for_tokens(mh, 1) == 16.0 * (192 + 128) * 27 * 2);
+}
+
+TEST_CASE("inference: vLLM block pool and sequences") {
+    const Scenario s = scenario(infer(R"(, "framework": "vllm", "prompt_len": 1000, "gen_len": 24, "batch": 8)"));
+    const Bill b = estimate(s);
+    REQUIRE(b.kv_pool_bytes.has_value());
+    const double budget = 0.9 * static_cast<double>(s.gpu.memory_bytes);
+    const double pool = budget - static_cast<double>(b.component("weights") + b.component("activations") + b.component("cuda_context"));
+    CHECK(static_cast<double>(*b.kv_pool_bytes) == Approx(pool).margin(2.0));
+    // 1024 tokens = 64 blocks of 16 tokens x 128 KiB.
+    CHECK(*b.kv_pool_sequences == static_cast<std::int64_t>(static_cast<double>(*b.kv_pool_bytes) / (1024.0 * 131072)));
+    CHECK(b.max_concurrent_sequences == std::min<std::int64_t>(*b.kv_pool_sequences, 256));
+    CHECK(b.fits);
+    // Tensor parallel 2: half the weights and KV heads per GPU.
+    const Bill t = bill(infer(R"(, "framework": "vllm", "num_gpus": 2, "prompt_len": 1000, "gen_len": 24)"));
+    CHECK(static_cast<double>(t.component("weights")) == Approx(static_cast<double>(b.component("weights")) / 2.0).margin(1.0));
+    CHECK(*t.kv_pool_sequences > 2 * *b.kv_pool_sequences);
+}
+
+TEST_CASE("inference: llama.cpp offload puts the rest in cpu_bytes") {
+    const Bill all = bill(infer(R"(, "framework": "llama.cpp", "weights": "gguf-q4_k_m", "n_ctx": 8192)"));
+    const Bill half = bill(infer(R"(, "framework": "llama.cpp", "weights": "gguf-q4_k_m", "n_ctx": 8192, "n_gpu_layers": 16)"));
+    CHECK(all.component("kv_cache") == 131072LL * 8192);
+    CHECK(half.component("kv_cache") == 131072LL * 8192 / 2);
+    CHECK(half.cpu_bytes > 0);
+    CHECK(half.component("weights") < all.component("weights") / 2);  // the output head stays on the CPU too
+    CHECK(half.device_bytes < all.device_bytes);
+}
+
+TEST_CASE("inference: properties (batch, context, bits, kv dtype)") {
+    for (const char* fw : {"hf", "litgpt", "torchtune", "vllm", "llama.cpp"}) {
+        INFO(fw);
+        const std::string f = std::string(R"(, "framework": ")") + fw + "\"";
+        std::int64_t last = 0;
+        for (int batch : {1, 2, 8, 32}) {
+            const Bill b = bill(infer(f + R"(, "batch": )" + std::to_string(batch)));
+            CHECK(b.peak_allocated_bytes >= last);
+            last = b.peak_allocated_bytes;
+        }
+        last = 0;
+        for (int len : {16, 1024, 8192, 30000}) {
+            const Bill b = bill(infer(f + R"(, "prompt_len": )" + std::to_string(len) + R"(, "n_ctx": 32768)"));
+            CHECK(b.peak_allocated_bytes >= last);
+            last = b.peak_allocated_bytes;
+        }
+        const Bill bf = bill(infer(f + R"(, "kv_dtype": "bf16", "prompt_len": 4096)"));
+        const Bill f8 = bill(infer(f + R"(, "kv_dtype": "fp8", "prompt_len": 4096)"));
+        if (std::string(fw) == "vllm") CHECK(*f8.kv_pool_sequences >= *bf.kv_pool_sequences);
+        else CHECK(f8.component("kv_cache") <= bf.component("kv_cache"));
+    }
+    // A lower-bit format never needs more weight memory (bits with their scales: GPTQ-8 8.19, fp8 8, nf4 4.5,
+    // GPTQ-4 4.19 + g_idx, nf4-dq 4.13).
+    const char* chain[] = {"fp32", "bf16", "gguf-q8_0", "gguf-q6_k", "gguf-q5_k_m", "gguf-q4_k_m", "gguf-q3_k_m", "gguf-q2_k"};
+    std::int64_t prev = INT64_MAX;
+    for (const char* f : chain) {
+        INFO(f);
+        const Bill b = bill(infer(std::string(R"(, "framework": "llama.cpp", "weights": ")") + f + "\""));
+        CHECK(b.component("weights") <= prev);
+        prev = b.component("weights");
+    }
+    prev = INT64_MAX;
+    for (const char* f : {"bf16", "gptq-int8", "fp8", "nf4", "gptq-int4", "nf4-dq"}) {
+        INFO(f);
+        const Bill b = bill(infer(std::string(R"(, "weights": ")") + f + "\""));
+        CHECK(b.component("weights") <= prev);
+        prev = b.component("weights");
+    }
+}
+
+TEST_CASE("inference: solvers and the rule of thumb") {
+    const Bill b = bill(infer(R"(, "gpu": "rtx-4090", "prompt_len": 2048, "gen_len": 0)"));
+    REQUIRE(b.max_context.has_value());
+    CHECK(*b.max_context > 2048);
+    CHECK(*b.max_concurrent_sequences >= 1);
+    // The context solver's answer fits, one more does not grow past the budget unnoticed.
+    const Bill at = bill(infer(R"(, "gpu": "rtx-4090", "gen_len": 0, "prompt_len": )" + std::to_string(*b.max_context)));
+    CHECK(static_cast<double>(at.device_bytes) <= 0.9 * static_cast<double>(at.gpu.memory_bytes));
+    CHECK(b.rule_of_thumb_bytes == static_cast<std::int64_t>(std::ceil(8030261248.0 * 2 * 1.2)));
+    CHECK(b.rule_of_thumb_formula.find("1.2") != std::string::npos);
+    const Bill t = bill(R"({"model": "llama-3.1-8b"})");
+    CHECK(t.rule_of_thumb_bytes == 8030261248LL * 16);
+    // The catalog solver fills the inference fields.
+    const auto fits = solve_catalog(scenario(infer(R"(, "prompt_len": 4096)")), test::catalog().gpus());
+    bool any = false;
+    for (const auto& f : fits) any = any || (f.max_context > 0 && f.max_concurrent_sequences > 0);
+    CHECK(any);
+}
