@@ -5,6 +5,8 @@
 #include <set>
 
 #include "test_data.hpp"
+#include "vramcalc/estimate.hpp"
+#include "vramcalc/scenario_json.hpp"
 
 using namespace vramcalc;
 
@@ -54,5 +56,32 @@ TEST_CASE("catalog: presets of reference models carry the reference config") {
         REQUIRE(p);
         INFO(p->id);
         CHECK(nlohmann::json::parse(p->config_json) == e["config"]);
+    }
+}
+
+TEST_CASE("catalog: the whole-catalog solve gives each GPU's own solver answers") {
+    // solve_catalog shares estimates between GPUs of one class and searches from the previous answer;
+    // it must agree exactly with solving each GPU on its own.
+    const char* scenarios[] = {
+        R"({"model": "llama-3.1-8b", "method": "lora", "precision": "bf16", "micro_batch": 4})",
+        R"({"model": "gpt2", "method": "full", "precision": "fp32", "attention": "eager"})",
+        R"({"model": "llama-3.1-8b", "method": "qlora", "quantization": "nf4", "checkpointing": "full"})",
+        R"({"model": "qwen2.5-7b", "method": "full", "precision": "bf16", "num_gpus": 8, "sharding": "zero3"})",
+        R"({"model": "llama-3.1-8b", "method": "freeze", "trainable_layers": 4, "target_utilization": 0.95})",
+    };
+    for (const char* text : scenarios) {
+        auto sc = vramcalc::scenario_from_text(text, test::catalog());
+        REQUIRE(sc.ok());
+        const auto fits = vramcalc::solve_catalog(*sc, test::catalog().gpus());
+        REQUIRE(fits.size() == test::catalog().gpus().size());
+        for (std::size_t i = 0; i < fits.size(); ++i) {
+            vramcalc::Scenario one = *sc;
+            one.gpu = test::catalog().gpus()[i];
+            INFO(text << " on " << one.gpu.id);
+            CHECK(fits[i].gpu.id == one.gpu.id);
+            CHECK(fits[i].max_batch == vramcalc::solve_max_batch(one, 1 << 16));
+            CHECK(fits[i].max_seq_len == vramcalc::solve_max_seq_len(one, std::int64_t{1} << 24));
+            CHECK(fits[i].device_bytes == vramcalc::estimate(one).device_bytes);
+        }
     }
 }

@@ -40,6 +40,7 @@ bool App::load_url_state(const std::string& hash) {
     auto decoded = decode_url_state(hash);
     if (!decoded.ok()) {
         st_.load_error = "The link's scenario could not be read, so the previous one is kept:\n" + decoded.error_text();
+        st_.dirty = true;  // refresh the summary so that it carries the error too
         return false;
     }
     st_.load_error.clear();
@@ -149,7 +150,7 @@ void recompute(AppState& st) {
     }
     r.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     st.results = std::move(r);
-    st.platform->set_summary(bill_summary(st.results.bill));
+    st.platform->set_summary((st.load_error.empty() ? "" : st.load_error + "\n") + bill_summary(st.results.bill));
 }
 
 }  // namespace vramcalc::ui
