@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # vramcalc developer entry point: one script behind the README's two commands.
 #
-#   bash tools/dev.sh run [--desktop|--cli]   install what is missing, build, run the main job
+#   bash tools/dev.sh run [--desktop|--cli]   install what is missing, build, serve the page (or run the
+#                                             desktop app, or print a CLI bill)
 #   bash tools/dev.sh test                    install what is missing, build, run every test
+#   bash tools/dev.sh report [--screenshots]  the page's and desktop app's measured figures (and docs/ PNGs)
 #   bash tools/dev.sh setup                   only install what is missing
 #   bash tools/dev.sh build                   only build (native + wasm)
 #
@@ -24,6 +26,9 @@ PACKAGES=(
   libglfw3-dev libgl-dev             # the native desktop app
   xvfb xauth                         # running the desktop app headless in tests
   chromium                           # page tests in a real browser
+  nodejs                             # serving the page, browser tests (npm: playwright-core)
+  fonts-karla                        # the UI font embedded into the page and the desktop app
+  zlib1g-dev                         # PNG screenshots of the desktop app
   python3                            # tools/measure dry-run test (already pulled in by emscripten)
 )
 
@@ -79,9 +84,22 @@ fetch_imgui() {
   [ -f "$dest/imgui.cpp" ] || fail "imgui.cpp missing from $tarball"
 }
 
+# playwright-core drives Debian's Chromium in the page tests (it never downloads a browser).
+npm_deps() {
+  local dir="$ROOT/tests/browser"
+  [ -f "$dir/node_modules/playwright-core/package.json" ] && return 0
+  if ! command -v npm >/dev/null; then
+    local SUDO; SUDO="$(need_root)"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends npm >/dev/null || fail "apt-get install npm failed"
+  fi
+  say "installing playwright-core from the npm registry (tests/browser)"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || fail "npm ci in tests/browser failed (is the npm registry reachable?)"
+}
+
 setup() {
   install_packages
   fetch_imgui
+  npm_deps
 }
 
 # Emscripten 3.1.6 from Debian needs Debian's node modules (acorn) on the module path.
@@ -105,8 +123,26 @@ run_tests() {
   ctest --test-dir "$BUILD_NATIVE" --output-on-failure -j "$JOBS" || rc=1
   say "wasm tests (under Node)"
   ctest --test-dir "$BUILD_WASM" --output-on-failure -j "$JOBS" || rc=1
+  say "page tests in headless Chromium"
+  node "$ROOT/tests/browser/page.test.mjs" --dist "$BUILD_WASM/dist" --cli "$BUILD_NATIVE/cli/vramcalc" \
+    --out "$ROOT/build/test-artifacts" || rc=1
   [ $rc -eq 0 ] || fail "some tests failed"
   say "all tests passed"
+}
+
+# Figures the issues ask for, measured here: page transfer size, first frame, idle frames, in-page
+# catalog solve; desktop first frame and idle CPU; native estimator timings. --screenshots refreshes docs/*.png.
+report() {
+  node "$ROOT/tests/browser/page.test.mjs" --dist "$BUILD_WASM/dist" --cli "$BUILD_NATIVE/cli/vramcalc" \
+    --out "$ROOT/build/report" --measure | grep -v '^ok '
+  python3 "$ROOT/tests/desktop_test.py" --app "$BUILD_NATIVE/imgui_app/vramcalc-desktop" --cli "$BUILD_NATIVE/cli/vramcalc" \
+    --out "$ROOT/build/report" --measure | grep -v '^ok '
+  "$BUILD_NATIVE/cli/vramcalc" bench
+  if [ "${1:-}" = "--screenshots" ]; then
+    cp "$ROOT/build/report/screenshot-page.png" "$ROOT/build/report/screenshot-embed.png" \
+       "$ROOT/build/report/screenshot-desktop.png" "$ROOT/docs/"
+    say "screenshots copied to docs/"
+  fi
 }
 
 cmd="${1:-run}"; shift || true
@@ -114,13 +150,22 @@ case "$cmd" in
   setup) setup ;;
   build) setup; build_native; build_wasm ;;
   test)  setup; build_native; build_wasm; run_tests ;;
+  report) setup; build_native; build_wasm; report "$@" ;;
   run)
-    setup; build_native
     case "${1:-}" in
-      --cli|"")
+      "")
+        setup; build_wasm
+        say "serving the page (Ctrl+C stops); the desktop app: bash tools/dev.sh run --desktop"
+        exec node "$ROOT/tools/serve.mjs" "$BUILD_WASM/dist" "${VRAMCALC_PORT:-8080}" ;;
+      --desktop)
+        setup; build_native; shift
+        [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] || fail "no display: run it on a desktop, or under xvfb-run with --screenshot OUT.png"
+        exec "$BUILD_NATIVE/imgui_app/vramcalc-desktop" "$@" ;;
+      --cli)
+        setup; build_native
         say "default scenario (Llama-3.1-8B, LoRA rank 8, bf16, H100 80GB):"
         "$BUILD_NATIVE/cli/vramcalc" estimate --model llama-3.1-8b --method lora --precision bf16 --gpu h100-80gb ;;
-      *) fail "unknown option '$1' (allowed: --cli)" ;;
+      *) fail "unknown option '$1' (allowed: --desktop, --cli)" ;;
     esac ;;
-  *) fail "unknown command '$cmd' (allowed: run, test, setup, build)" ;;
+  *) fail "unknown command '$cmd' (allowed: run, test, report, setup, build)" ;;
 esac
