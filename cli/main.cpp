@@ -14,6 +14,7 @@
 #include "report.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/hf_config.hpp"
+#include "vramcalc/json_text.hpp"
 #include "vramcalc/planner.hpp"
 #include "vramcalc/presets.hpp"
 #include "vramcalc/scenario_json.hpp"
@@ -68,9 +69,10 @@ bool file_exists(const std::string& path) {
 }
 
 json parse_json_file(const std::string& path) {
-    json j = json::parse(read_file(path), nullptr, false);
-    if (j.is_discarded()) throw BadInput(path + ": not valid JSON");
-    return j;
+    std::string why;
+    auto j = vc::parse_json_text(read_file(path), why);  // depth-limited, says what is wrong
+    if (!j) throw BadInput(path + ": " + why);
+    return std::move(*j);
 }
 
 const vc::Catalog& catalog() {

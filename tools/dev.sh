@@ -23,6 +23,7 @@ PACKAGES=(
   g++ cmake ninja-build xz-utils ca-certificates
   nlohmann-json3-dev catch2          # JSON, unit tests
   emscripten                         # the wasm build (uses Debian's clang-14, lld, binaryen)
+  clang-14 libclang-rt-14-dev        # sanitizer build (ASan + UBSan) and libFuzzer targets
   libglfw3-dev libgl-dev             # the native desktop app
   xvfb xauth                         # running the desktop app headless in tests
   chromium                           # page tests in a real browser
@@ -117,12 +118,24 @@ build_wasm() {
   cmake --build "$BUILD_WASM" -j "$JOBS" || fail "wasm build failed"
 }
 
+# The whole native suite built with clang's ASan + UBSan (build/asan, cmake/sanitizers.cmake), then each
+# fuzz target for a few seconds (tools/fuzz.sh; longer runs: bash tools/fuzz.sh 600).
+sanitizer_tests() {
+  say "sanitizer build (ASan + UBSan) and tests"
+  cmake -S "$ROOT" -B "$ROOT/build/asan" -G Ninja -C "$ROOT/cmake/sanitizers.cmake" >/dev/null || return 1
+  cmake --build "$ROOT/build/asan" -j "$JOBS" || return 1
+  ASAN_OPTIONS=detect_leaks=1 ctest --test-dir "$ROOT/build/asan" --output-on-failure -j "$JOBS" || return 1
+  say "fuzz targets, ${VRAMCALC_FUZZ_SECONDS:-12} s each"
+  bash "$ROOT/tools/fuzz.sh" "${VRAMCALC_FUZZ_SECONDS:-12}"
+}
+
 run_tests() {
   local rc=0
   say "native tests"
   ctest --test-dir "$BUILD_NATIVE" --output-on-failure -j "$JOBS" || rc=1
   say "wasm tests (under Node)"
   ctest --test-dir "$BUILD_WASM" --output-on-failure -j "$JOBS" || rc=1
+  sanitizer_tests || rc=1
   say "page tests in headless Chromium"
   node "$ROOT/tests/browser/page.test.mjs" --dist "$BUILD_WASM/dist" --cli "$BUILD_NATIVE/cli/vramcalc" \
     --out "$ROOT/build/test-artifacts" || rc=1

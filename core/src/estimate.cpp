@@ -10,6 +10,7 @@
 #include <string>
 
 #include "activations.hpp"
+#include "checked.hpp"
 #include "recipes.hpp"
 #include "parallel.hpp"
 #include "rlhf.hpp"
@@ -21,9 +22,7 @@ namespace {
 using detail::Recipe;
 
 std::int64_t to_bytes(double b) {
-    if (!(b >= 0)) return 0;
-    if (b >= 9.0e18) return INT64_MAX;  // saturate: absurd inputs never wrap
-    return static_cast<std::int64_t>(std::ceil(b));
+    return detail::saturated_bytes(b);  // checked.hpp: saturates, never wraps
 }
 
 std::string fmt_count(double n) {
@@ -395,7 +394,8 @@ Bill estimate_once(const Scenario& s) {
     std::int64_t allocated = 0;
     for (const auto& c : b.components) allocated = std::min<std::int64_t>(INT64_MAX / 2, allocated + c.bytes);
     b.peak_allocated_bytes = allocated - b.torch_uncounted_bytes;
-    b.peak_reserved_bytes = to_bytes(reserved_from_allocated(static_cast<double>(b.peak_allocated_bytes)));
+    b.peak_reserved_bytes =
+        detail::saturated_bytes(reserved_from_allocated(static_cast<double>(b.peak_allocated_bytes)), detail::kSaturatedTotalBytes);
     w.add("allocator_slack", static_cast<double>(b.peak_reserved_bytes - b.peak_allocated_bytes),
           "caching allocator: reserved = 1.004 x allocated + 0.38 GiB (fit to huggingface/peft#1469 runs)");
     const CudaContext context = cuda_context(b.gpu);
@@ -439,6 +439,12 @@ std::int64_t solve_max_seq_len(const Scenario& s, std::int64_t cap) {
 
 Bill estimate(const Scenario& s) {
     Bill b = estimate_once(s);
+    // Absurd sizes saturate (checked.hpp) instead of wrapping; say so rather than print a cap as a figure.
+    for (const auto& c : b.components)
+        if (c.bytes >= detail::kSaturatedBytes) {
+            b.warnings.push_back("byte counts saturated at 2^56 B (64 PiB): the sizes are absurd and the real figure is larger");
+            break;
+        }
     const std::int64_t cap = 1 << 16;
     const std::int64_t n = solve_max_batch(s, cap);
     // Only meaningful when memory grows with the batch (not for parameter-count-only models).

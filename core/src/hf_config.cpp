@@ -7,6 +7,7 @@
 
 #include "families.hpp"
 #include "json_reader.hpp"
+#include "vramcalc/json_text.hpp"
 
 namespace vramcalc {
 
@@ -93,13 +94,14 @@ Result<ModelSpec> model_from_config(const json& config, const std::string& name,
 }
 
 Result<ModelSpec> model_from_config_text(std::string_view text, const std::string& name) {
-    json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) {
+    std::string why;
+    const auto j = parse_json_text(text, why);  // depth-limited: deep documents overflowed the stack
+    if (!j) {
         Result<ModelSpec> out;
-        out.errors.push_back({"config", "not valid JSON (" + name + ")"});
+        out.errors.push_back({"config", why + " in " + name});
         return out;
     }
-    return model_from_config(j, name);
+    return model_from_config(*j, name);
 }
 
 }  // namespace vramcalc

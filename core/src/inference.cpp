@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <string>
 
+#include "checked.hpp"
 #include "recipes.hpp"
 #include "vramcalc/validate.hpp"
 #include "weight_formats.hpp"
@@ -24,9 +25,7 @@ namespace {
 constexpr double kGiB = 1073741824.0;
 
 std::int64_t to_bytes(double b) {
-    if (!(b >= 0)) return 0;
-    if (b >= 9.0e18) return INT64_MAX;  // saturate: absurd inputs never wrap
-    return static_cast<std::int64_t>(std::ceil(b));
+    return saturated_bytes(b);  // checked.hpp: saturates, never wraps
 }
 
 std::string gib(double b) {
@@ -44,6 +43,18 @@ std::string num(double v) {
 void add(Bill& b, const char* id, double bytes, std::string detail) {
     if (bytes <= 0) return;
     b.components.push_back({id, to_bytes(bytes), std::move(detail)});
+}
+
+// Totals are sums of the components' integers (each at most kSaturatedBytes, so no overflow), so that
+// the components always add up to device_bytes exactly, also for saturated absurd inputs.
+std::int64_t component_sum(const Bill& b) {
+    std::int64_t sum = 0;
+    for (const auto& comp : b.components) sum += comp.bytes;
+    return sum;
+}
+
+std::int64_t reserved_bytes(const TorchOverheads& o, std::int64_t allocated) {
+    return std::max(allocated, saturated_bytes(o.reserved_from_allocated(static_cast<double>(allocated)), kSaturatedTotalBytes));
 }
 
 bool is_gguf(const std::string& f) { return f.rfind("gguf-", 0) == 0; }
@@ -204,10 +215,8 @@ void torch_engine(const Scenario& s, Bill& b, const WeightBytes& w, const TorchO
                                      : "logits for the prompt positions (compute dtype) + fp32 last position");
     b.peak_phase = prefill_peak ? "prefill" : "decode";
 
-    double allocated = 0;
-    for (const auto& comp : b.components) allocated += static_cast<double>(comp.bytes);
-    b.peak_allocated_bytes = to_bytes(allocated);
-    b.peak_reserved_bytes = to_bytes(o.reserved_from_allocated(allocated));
+    b.peak_allocated_bytes = component_sum(b);
+    b.peak_reserved_bytes = reserved_bytes(o, b.peak_allocated_bytes);
     add(b, "allocator_slack", static_cast<double>(b.peak_reserved_bytes - b.peak_allocated_bytes),
         "caching allocator: reserved = 1.004 x allocated + 0.38 GiB (fit to huggingface/peft#1469 runs)");
     add(b, "cuda_context", o.context_bytes, o.context_detail);
@@ -265,7 +274,7 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w, const TorchOv
     add(b, "cuda_context", o.context_bytes, o.context_detail + "; vLLM counts it as non-torch memory");
     b.kv_pool_bytes = to_bytes(pool);
     b.kv_pool_sequences = seqs;
-    b.peak_allocated_bytes = to_bytes(weights + act + pool + graphs);
+    b.peak_allocated_bytes = component_sum(b) - to_bytes(o.context_bytes);  // weights + act + pool + graphs
     b.peak_reserved_bytes = b.peak_allocated_bytes;  // the pool is one preallocation: no caching slack to speak of
     b.device_bytes = b.peak_reserved_bytes + to_bytes(o.context_bytes);
     const std::int64_t need = std::max<std::int64_t>(s.batch, 1);
@@ -317,11 +326,9 @@ void llamacpp_engine(const Scenario& s, Bill& b, const WeightBytes& w, const Tor
     const double ctx = gpu_layers > 0 || output_gpu ? o.context_bytes : 0;
     add(b, "cuda_context", ctx, o.context_detail);
     b.cpu_bytes += to_bytes(cpu_w + cpu_kv);
-    double gpu = 0;
-    for (const auto& comp : b.components) gpu += static_cast<double>(comp.bytes);
-    b.peak_allocated_bytes = to_bytes(gpu - ctx);
+    b.device_bytes = component_sum(b);
+    b.peak_allocated_bytes = b.device_bytes - to_bytes(ctx);
     b.peak_reserved_bytes = b.peak_allocated_bytes;  // ggml allocates its buffers once
-    b.device_bytes = to_bytes(gpu);
     b.fits = b.gpu.memory_bytes > 0 && b.device_bytes <= b.gpu.memory_bytes;
     if (s.prompt_len + s.gen_len > s.n_ctx)
         b.warnings.push_back("prompt_len + gen_len exceeds n_ctx (" + std::to_string(s.n_ctx) + "): llama.cpp would shift or stop");
@@ -358,7 +365,7 @@ void inference(const Scenario& s, Bill& b, const TorchOverheads& o) {
         add(b, "weights", bytes, "parameter count x " + num(nominal_bytes_per_param(s.weights) * 8) + " bits");
         b.warnings.push_back("the KV cache and activations need the model's shapes: give a config.json");
         b.peak_allocated_bytes = to_bytes(bytes);
-        b.peak_reserved_bytes = to_bytes(o.reserved_from_allocated(bytes));
+        b.peak_reserved_bytes = reserved_bytes(o, b.peak_allocated_bytes);
         add(b, "allocator_slack", static_cast<double>(b.peak_reserved_bytes - b.peak_allocated_bytes), "caching allocator");
         add(b, "cuda_context", o.context_bytes, o.context_detail);
         b.device_bytes = b.peak_reserved_bytes + to_bytes(o.context_bytes);

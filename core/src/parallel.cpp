@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "checked.hpp"
 #include "recipes.hpp"
 
 namespace vramcalc::detail {
@@ -206,7 +207,7 @@ void apply_parallel_training(const Scenario& s, const ActivationSetup& a, Bill& 
         const double gdp = L.shard_grads ? 1 / dp : 1.0;
         double cpu = 0;
         auto add = [&](const char* id, double bytes, std::string detail) {
-            if (bytes > 0) res.components.push_back({id, static_cast<std::int64_t>(std::ceil(bytes)), std::move(detail)});
+            if (bytes > 0) res.components.push_back({id, saturated_bytes(bytes), std::move(detail)});
         };
         std::string where = "1/" + std::to_string(L.tp * L.pp) + " model-parallel share";
         if (L.pp > 1) where = std::string(first_stage ? "first" : "last") + " pipeline stage, tp " + std::to_string(L.tp);
@@ -356,7 +357,7 @@ void apply_parallel_training(const Scenario& s, const ActivationSetup& a, Bill& 
     opt = chosen.opt;
     opt_temp = chosen.opt_temp;
     in = chosen.in;
-    b.cpu_bytes += static_cast<std::int64_t>(std::ceil(chosen.cpu));
+    b.cpu_bytes += saturated_bytes(chosen.cpu);
     std::string text = "per GPU of " + std::to_string(s.num_gpus) + ": dp " + std::to_string(L.dp) + ", tp " +
                        std::to_string(L.tp) + (L.sp ? " (sp)" : "") + ", pp " + std::to_string(L.pp) + ", cp " +
                        std::to_string(L.cp) + ", ep " + std::to_string(L.ep) + ", sharding " + to_string(s.sharding) +

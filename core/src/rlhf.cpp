@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "checked.hpp"
 #include "parallel.hpp"
 #include "vramcalc/validate.hpp"
 
@@ -28,7 +29,7 @@ struct Phase {
 };
 
 Component line(const std::string& id, double bytes, std::string detail) {
-    return {id, static_cast<std::int64_t>(std::ceil(std::max(0.0, bytes))), std::move(detail)};
+    return {id, saturated_bytes(bytes), std::move(detail)};
 }
 
 double weight_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.0; }

@@ -7,6 +7,7 @@
 
 #include "json_reader.hpp"
 #include "vramcalc/hf_config.hpp"
+#include "vramcalc/json_text.hpp"
 
 namespace vramcalc {
 
@@ -490,13 +491,14 @@ Result<Scenario> scenario_from_json(const json& j, const Catalog& cat) {
 }
 
 Result<Scenario> scenario_from_text(std::string_view text, const Catalog& cat) {
-    json j = json::parse(text.begin(), text.end(), nullptr, false);
-    if (j.is_discarded()) {
+    std::string why;
+    const auto j = parse_json_text(text, why);  // depth-limited: deep documents overflowed the stack
+    if (!j) {
         Result<Scenario> out;
-        out.errors.push_back({"scenario", "not valid JSON"});
+        out.errors.push_back({"scenario", why});
         return out;
     }
-    return scenario_from_json(j, cat);
+    return scenario_from_json(*j, cat);
 }
 
 json scenario_to_json(const Scenario& s) {

@@ -1,5 +1,7 @@
 #include "training_step.hpp"
 
+#include "checked.hpp"
+
 #include <algorithm>
 
 namespace vramcalc::detail {
@@ -18,7 +20,7 @@ StepPeak simulate_step(const StepInputs& in) {
     double act = 0, logits = 0, grads = in.grads_persist ? in.grad_total : 0, temp = 0;
     auto point = [&](const char* phase) {
         const double total = in.static_bytes + act + logits + grads + temp;
-        p.timeline.push_back({phase, static_cast<std::int64_t>(total)});
+        p.timeline.push_back({phase, saturated_bytes(total, kSaturatedTotalBytes)});
         if (total > p.bytes) {
             p.bytes = total;
             p.phase = phase;

@@ -1,0 +1,14 @@
+# Initial-cache script for the sanitizer build (clang, ASan + UBSan) and the libFuzzer targets:
+#   cmake -S . -B build/asan -G Ninja -C cmake/sanitizers.cmake
+# builds the whole native test suite with -fsanitize=address,undefined (any report aborts the test),
+# plus the fuzz targets of tests/fuzz/ (libFuzzer). Debian: clang-14 and libclang-rt-14-dev.
+# tools/dev.sh test runs it; tools/fuzz.sh runs the fuzz targets for longer.
+set(CMAKE_CXX_COMPILER "clang++-14" CACHE STRING "")
+set(CMAKE_BUILD_TYPE "RelWithDebInfo" CACHE STRING "")
+# One build serves both jobs: the library and tests carry libFuzzer's coverage hooks
+# (fuzzer-no-link), only the fuzz executables link libFuzzer's main.
+set(_san "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer")
+set(CMAKE_CXX_FLAGS "${_san} -fsanitize=fuzzer-no-link" CACHE STRING "")
+set(CMAKE_EXE_LINKER_FLAGS "${_san}" CACHE STRING "")
+set(VRAMCALC_FUZZ ON CACHE BOOL "Build the libFuzzer targets of tests/fuzz")
+set(VRAMCALC_BUILD_APP OFF CACHE BOOL "")   # the GUI is not what this build checks

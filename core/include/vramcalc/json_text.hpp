@@ -1,0 +1,23 @@
+// Reading JSON text that users hand in (config.json, scenarios): a nesting limit and a reason for text
+// that is not JSON. nlohmann parses iteratively, but copying, dumping and comparing values recurse: a
+// 100 000-deep document overflowed the stack in the CLI (found with tests/data/bad, see
+// tests/unit-bad-input.cpp), so deeper documents are refused before parsing.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace vramcalc {
+
+inline constexpr int kMaxJsonDepth = 256;  // real config.json files nest 3-4 levels
+
+// Deepest array/object nesting of the text (strings skipped), without parsing it.
+int json_nesting_depth(std::string_view text);
+
+// The parsed value, or nullopt with `why` ("not valid JSON (...)") saying what is wrong.
+std::optional<nlohmann::json> parse_json_text(std::string_view text, std::string& why);
+
+}  // namespace vramcalc

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Fuzz targets (tests/fuzz, libFuzzer + ASan + UBSan): builds build/asan with clang (cmake/sanitizers.cmake),
+# replays the inputs of every bug found so far (tests/fuzz/regressions/<target>/), then runs each target
+# for SECONDS (default 60), one after the other, from its committed seed corpus (tests/fuzz/corpus/<target>/).
+# New corpus entries go to build/fuzz-work/ (the committed corpus is only read). Any crash, leak, UB report
+# or broken invariant fails the run and leaves the input in build/fuzz-work/.
+#   bash tools/fuzz.sh [SECONDS] [TARGET...]     targets: config scenario url_state estimate
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SECONDS_EACH="${1:-60}"; shift || true
+TARGETS=("$@"); [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(config scenario url_state estimate)
+BUILD="$ROOT/build/asan"
+WORK="$ROOT/build/fuzz-work"
+JOBS="${VRAMCALC_JOBS:-$(nproc)}"
+
+say() { printf '\033[1m[fuzz]\033[0m %s\n' "$*"; }
+command -v clang++-14 >/dev/null || { echo "clang++-14 missing: apt-get install clang-14 libclang-rt-14-dev" >&2; exit 1; }
+if [ ! -f "$BUILD/build.ninja" ]; then
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja -C "$ROOT/cmake/sanitizers.cmake" >/dev/null
+fi
+cmake --build "$BUILD" -j "$JOBS" $(printf -- '--target fuzz_%s ' "${TARGETS[@]}") >/dev/null
+
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:${ASAN_OPTIONS:-}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
+rc=0
+for t in "${TARGETS[@]}"; do
+  bin="$BUILD/tests/fuzz/fuzz_$t"
+  mkdir -p "$WORK/$t"
+  if compgen -G "$ROOT/tests/fuzz/regressions/$t/*" >/dev/null; then
+    "$bin" "$ROOT"/tests/fuzz/regressions/"$t"/* >"$WORK/$t.replay.log" 2>&1 \
+      || { say "$t: a regression input fails again (see $WORK/$t.replay.log)"; rc=1; continue; }
+  fi
+  log="$WORK/$t.log"
+  if "$bin" -max_total_time="$SECONDS_EACH" -print_final_stats=1 -artifact_prefix="$WORK/$t-" \
+       "$WORK/$t" "$ROOT/tests/fuzz/corpus/$t" >"$log" 2>&1; then
+    execs=$(awk '/stat::number_of_executed_units/{print $2}' "$log")
+    say "$t: ${execs:-?} executions in ${SECONDS_EACH} s, no crash, leak or UB"
+  else
+    say "$t: FAILED (log: $log)"; grep -E "ERROR|INVARIANT|runtime error|SUMMARY" "$log" | head -5 >&2 || true
+    rc=1
+  fi
+done
+exit $rc
