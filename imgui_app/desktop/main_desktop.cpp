@@ -3,6 +3,7 @@
 //
 //   vramcalc-desktop [--scenario FILE] [--screenshot OUT.png] [--size WxH]
 //   --screenshot renders a few frames, writes the window to OUT.png, prints the bill summary and exits.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,9 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#ifndef _WIN32
+#include <sys/wait.h>
+#endif
 
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
@@ -73,6 +77,9 @@ public:
     bool can_open_file() const override { return true; }
     // GLFW has no file dialog; zenity (GNOME) or kdialog (KDE) provide the native one where installed.
     void open_file_dialog() override {
+#ifdef _WIN32
+        app->on_file("open", "");  // no dialog helper on Windows yet: the message says to drop the file
+#else
         const char* cmds[] = {"zenity --file-selection --title='Open config.json or scenario' --file-filter='*.json' 2>/dev/null",
                               "kdialog --getopenfilename . '*.json' 2>/dev/null"};
         for (const char* cmd : cmds) {
@@ -87,9 +94,10 @@ public:
                 open_path(path);
                 return;
             }
-            if (rc == 0 || WEXITSTATUS(rc) == 1) return;  // the dialog ran and the user cancelled
+            if (rc == 0 || (WIFEXITED(rc) && WEXITSTATUS(rc) == 1)) return;  // the dialog ran and the user cancelled
         }
-        app->on_file("open", "");  // says what to do instead
+        app->on_file("open", "");  // no dialog program: the message says to drop the file instead
+#endif
     }
     bool can_fetch() const override { return false; }  // an offline tool: drop or open a downloaded config.json
     void fetch_text(const std::string&) override {}

@@ -53,6 +53,10 @@ std::string App::url_state() const { return encode_state(st_); }
 std::string encode_state(const AppState& st) { return encode_url_state(st.scenario); }
 
 void App::on_file(const std::string& name, const std::string& bytes) {
+    if (bytes.empty()) {
+        set_status(st_, "No file was read: drop a config.json or a scenario file on the window instead.", true);
+        return;
+    }
     json j = json::parse(bytes, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
         set_status(st_, name + ": not a JSON object (expected a config.json or a scenario file)", true);

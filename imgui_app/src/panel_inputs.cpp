@@ -173,6 +173,8 @@ void GuiWorkload(AppState& st) {
         w::Enum(st, "Checkpointing", "/checkpointing", allowed_values("checkpointing"));
         w::Enum(st, "Attention", "/attention", allowed_values("attention"));
         w::Enum(st, "Loss", "/loss", allowed_values("loss"));
+        w::Bool(st, "torch.compile", "/compile");
+        w::Bool(st, "Optimizer in backward", "/optimizer_in_backward");
         if (ImGui::TreeNode("Parallelism and sharding")) {
             w::Enum(st, "Sharding", "/sharding", allowed_values("sharding"));
             w::Enum(st, "Offload", "/offload", allowed_values("offload"));
@@ -183,6 +185,21 @@ void GuiWorkload(AppState& st) {
             w::Bool(st, "Sequence parallel", "/sp");
             ImGui::TreePop();
         }
+        if (ImGui::TreeNode("RLHF (PPO, DPO, GRPO)")) {
+            const json algo = w::current(st, "/rlhf/algorithm");
+            const std::string now = algo.is_string() ? algo.get<std::string>() : "none";
+            for (const char* a : {"none", "ppo", "dpo", "grpo"}) {
+                if (ImGui::RadioButton(a, now == a) && now != a) {
+                    if (std::string(a) == "none") st.scenario.erase("rlhf");
+                    else st.scenario["rlhf"] = json{{"algorithm", a}};
+                    st.dirty = true;
+                }
+                ImGui::SameLine();
+            }
+            ImGui::NewLine();
+            ImGui::TextDisabled("Roles, rollout engine and placement: edit the scenario JSON (docs/methodology.md).");
+            ImGui::TreePop();
+        }
     } else {
         w::SectionTitle("Weights and cache");
         w::Enum(st, "Weights", "/weights", allowed_values("weights"));
@@ -191,8 +208,22 @@ void GuiWorkload(AppState& st) {
         w::PowerOfTwo(st, "Batch", "/batch", 1, 1 << 16);
         w::PowerOfTwo(st, "Prompt tokens", "/prompt_len", 1, 1 << 24);
         w::PowerOfTwo(st, "Generated tokens", "/gen_len", 0, 1 << 24);
-        if (w::current(st, "/framework") == "vllm")
+        const json engine = w::current(st, "/framework");
+        const json weights = w::current(st, "/weights");
+        if (weights.is_string() && (weights.get<std::string>().rfind("gptq", 0) == 0 || weights.get<std::string>().rfind("awq", 0) == 0))
+            w::Int(st, "Group size", "/group_size", -1, 1 << 20);
+        if (engine == "vllm") {
+            w::SectionTitle("vLLM");
             w::Real(st, "GPU mem. utilisation", "/gpu_memory_utilization", 0.1, 1.0, "%.2f");
+            w::PowerOfTwo(st, "Max sequences", "/max_num_seqs", 1, 1 << 20);
+            w::PowerOfTwo(st, "Max model length", "/max_model_len", 0, 1 << 24);
+            w::Bool(st, "Eager (no CUDA graphs)", "/enforce_eager");
+        }
+        if (engine == "llama.cpp") {
+            w::SectionTitle("llama.cpp");
+            w::PowerOfTwo(st, "Context (n_ctx)", "/n_ctx", 1, 1 << 24);
+            w::Int(st, "GPU layers", "/n_gpu_layers", -1, 100000);
+        }
     }
 }
 

@@ -50,9 +50,11 @@ void GuiVerdict(AppState& st) {
                     b.gpu.name.c_str());
     ImGui::PopStyleColor();
     if (big) ImGui::PopFont();
+    ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("%s on %lld x %s, %s. Device memory as nvidia-smi would show it; GiB = 2^30 bytes.", b.model_name.c_str(),
                         static_cast<long long>(st.results.scenario.num_gpus), b.gpu.name.c_str(),
                         st.results.scenario.workload == Workload::train ? "training" : "inference");
+    ImGui::PopTextWrapPos();
     StackedBar(b, st.results.scenario.target_utilization, ImGui::GetFontSize() * 1.8f);
     for (const auto& wmsg : b.warnings) ImGui::TextColored(ImVec4(0.75f, 0.5f, 0.0f, 1.0f), "note: %s", wmsg.c_str());
 }
@@ -128,10 +130,10 @@ void GuiFit(AppState& st) {
     if (ImGui::BeginTable("catalog", 6, flags, ImVec2(0, fs * 14))) {
         ImGui::TableSetupScrollFreeze(0, 1);
         ImGui::TableSetupColumn("GPU", ImGuiTableColumnFlags_WidthStretch);
-        ImGui::TableSetupColumn("memory GiB", ImGuiTableColumnFlags_WidthFixed, fs * 5.5f);
+        ImGui::TableSetupColumn("memory GiB", ImGuiTableColumnFlags_WidthFixed, fs * 6.5f);
         ImGui::TableSetupColumn("fits", ImGuiTableColumnFlags_WidthFixed, fs * 2.5f);
         ImGui::TableSetupColumn("needs GiB", ImGuiTableColumnFlags_WidthFixed, fs * 5);
-        ImGui::TableSetupColumn(train ? "max micro-batch" : "max batch", ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending, fs * 6.5f);
+        ImGui::TableSetupColumn(train ? "max micro-batch" : "max batch", ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending, fs * 7.5f);
         ImGui::TableSetupColumn(train ? "max seq" : "-", ImGuiTableColumnFlags_WidthFixed, fs * 5);
         ImGui::TableHeadersRow();
         if (ImGuiTableSortSpecs* spec = ImGui::TableGetSortSpecs(); spec && spec->SpecsCount > 0) {

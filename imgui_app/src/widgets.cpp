@@ -47,6 +47,14 @@ const char* help_text(const std::string& key) {
         {"lora.dropout", "Dropout > 0 keeps a dropout mask and a dropped copy of each adapted layer's input."},
         {"lora.targets", "Which linear layers get adapters: q,v (PEFT's default) or all linear layers."},
         {"trainable_layers", "method freeze: how many of the last layers train."},
+        {"compile", "torch.compile: the compiler recomputes cheap pointwise ops in backward instead of keeping their outputs."},
+        {"optimizer_in_backward", "Steps each parameter's optimizer as soon as its gradient is ready, so the full set of gradients never exists at once."},
+        {"group_size", "GPTQ/AWQ: one scale (and zero) per group of input channels; -1 = one group per output channel."},
+        {"max_num_seqs", "vLLM: the most sequences scheduled at once; sizes the sampler's profiled peak."},
+        {"max_model_len", "vLLM: the longest sequence it accepts (0 = the model's maximum)."},
+        {"enforce_eager", "vLLM: no CUDA graphs (saves their memory, costs decode speed)."},
+        {"n_ctx", "llama.cpp: the KV cache is allocated for this many tokens up front."},
+        {"n_gpu_layers", "llama.cpp: layers placed on the GPU (-1 = all); the rest run from host memory."},
     };
     for (const auto& e : kHelp)
         if (e.key == key) return e.text.data();
