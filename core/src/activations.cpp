@@ -101,7 +101,9 @@ struct Layer {
             // softmax(q k^T / sqrt(d)): q and k saved by the first matmul, the softmax output (fp32 in HF
             // Llama-style eager attention, compute dtype in GPT-2/BERT), its cast or dropout output saved
             // by the matmul with v, plus v.
-            const bool fp32_softmax = !(m.model_type == "gpt2" || m.model_type == "bert" || m.model_type == "opt");
+            // softmax is on autocast's fp32 list (aten/src/ATen/autocast_mode.cpp), so under AMP it always
+            // returns fp32, whatever the model's own code does.
+            const bool fp32_softmax = a.autocast || !(m.model_type == "gpt2" || m.model_type == "bert" || m.model_type == "opt");
             save("attn.q, k (scores matmul)", c() * (q + k), 0, true);
             save("attn.softmax output", 0, (fp32_softmax ? 4.0 : c()) * H, true);
             if (m.attention_dropout > 0) {

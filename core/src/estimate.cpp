@@ -50,8 +50,8 @@ struct BillWriter {
 // PEFT matches target_modules against module names by suffix; our inventory names are the HF
 // leaf names. "all-linear" means every nn.Linear except the output layer (PEFT's rule).
 bool lora_targets(const LoraSetup& l, const ParamGroup& g) {
-    if (!g.is_linear || g.category == ParamCategory::lm_head) return false;
-    if (l.all_linear) return true;
+    if (!g.is_linear) return false;
+    if (l.all_linear) return g.category != ParamCategory::lm_head;
     return std::find(l.targets.begin(), l.targets.end(), g.name) != l.targets.end();
 }
 
@@ -154,8 +154,27 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
     return l;
 }
 
+// LitGPT's GPT always builds lm_head as its own nn.Linear, and its Hugging Face converter fills it from
+// the tied embedding when the checkpoint has no lm_head.weight, so a tied model holds two copies
+// (litgpt/model.py GPT.__init__; scripts/convert_hf_checkpoint.py).
+ModelSpec litgpt_untied(const ModelSpec& src) {
+    ModelSpec m = src;
+    m.tied_embeddings = false;
+    ParamGroup g;
+    g.name = "lm_head";
+    g.category = ParamCategory::lm_head;
+    g.rows = m.vocab;
+    g.cols = m.hidden;
+    g.is_linear = true;
+    m.params.push_back(g);
+    return m;
+}
+
 void training(const Scenario& s, Bill& b, BillWriter& w) {
-    const ModelSpec& m = s.model;
+    const bool untie = s.framework == Framework::litgpt && s.model.tied_embeddings && !s.model.count_only &&
+                       s.model.arch == Arch::decoder;
+    const ModelSpec untied = untie ? litgpt_untied(s.model) : ModelSpec{};
+    const ModelSpec& m = untie ? untied : s.model;
     const ParamBreakdown p = count_parameters(m);
     const Recipe r = detail::training_recipe(s.precision, s.framework);
     const double total = static_cast<double>(p.total);
@@ -282,6 +301,19 @@ void training(const Scenario& s, Bill& b, BillWriter& w) {
         const auto tensors = detail::layer_saved_tensors(m, a);
         const bool selective = s.checkpointing == Checkpointing::selective;
         in.layer_act = detail::layer_bytes(tensors, bsz, seq, selective);
+        if (a.autocast) {
+            // Autocast casts each fp32 linear weight to the compute dtype when the linear runs, and the
+            // matmul's backward keeps that copy (grad_input = grad_output @ W), so from a layer's forward to
+            // its backward the 16-bit copies of its linear weights live alongside its activations
+            // (torch autocast `cached_cast`, aten/src/ATen/autocast_mode.cpp; the copies of trainable leaf
+            // weights are also held in the autocast cache until the forward's autocast region exits).
+            double stack_linear = 0;
+            for (const auto& g : m.params)
+                if (g.is_linear && g.category != ParamCategory::lm_head)
+                    stack_linear += static_cast<double>(g.rows * g.cols) * static_cast<double>(g.count);
+            const double stacks = static_cast<double>(m.layers + (m.arch == Arch::encoder_decoder ? m.encoder_layers : 0));
+            in.layer_act += a.compute * stack_linear / std::max(1.0, stacks);
+        }
         in.layer_input = detail::layer_input_bytes_per_token(m, a) * T;
         in.layer_transient = detail::layer_backward_transient_per_token(m, a) * T;
         // Encoder-decoder models run the encoder stack too (counted as the same layer kind).
