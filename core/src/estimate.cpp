@@ -8,12 +8,15 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <tuple>
+#include <map>
 
 #include "activations.hpp"
 #include "checked.hpp"
 #include "recipes.hpp"
 #include "parallel.hpp"
 #include "rlhf.hpp"
+#include "inference.hpp"
 #include "training_step.hpp"
 
 namespace vramcalc {
@@ -253,9 +256,13 @@ void training(const Scenario& s, Bill& b, BillWriter& w) {
         grad_total = adapters * adapter_bytes + embed_trainable * r.grad;
         grad_head = embed_trainable * r.grad;
         grad_per_layer = adapters * adapter_bytes / L;
-        opt = s.optimizer == Optimizer::adafactor ? adafactor
-                                                   : trainable * detail::optimizer_bytes_per_param(s.optimizer, adapter_bytes);
-        if (s.optimizer == Optimizer::adamw) opt_temp = trainable * adapter_bytes;
+        // Trainable embeddings / lm_head (PEFT modules_to_save) are deep copies of the original modules, so
+        // they keep the model's dtype, and torch AdamW keeps their states in that dtype (recipe state bytes).
+        opt = s.optimizer == Optimizer::adafactor
+                  ? adafactor
+                  : adapters * detail::optimizer_bytes_per_param(s.optimizer, adapter_bytes) +
+                        embed_trainable * detail::optimizer_bytes_per_param(s.optimizer, r.state);
+        if (s.optimizer == Optimizer::adamw) opt_temp = adapters * adapter_bytes + embed_trainable * r.state;
     }
     // bitsandbytes paged optimizers keep their states in CUDA unified memory (cudaMallocManaged), which
     // torch's allocator counters do not see; nvidia-smi does.
@@ -316,6 +323,16 @@ void training(const Scenario& s, Bill& b, BillWriter& w) {
         }
         in.layer_input = detail::layer_input_bytes_per_token(m, a) * T;
         in.layer_transient = detail::layer_backward_transient_per_token(m, a) * T;
+        if (s.method == Method::qlora) {
+            // Dequantisation buffer: a 4/8-bit linear is dequantised to the compute dtype for every
+            // matmul, forward and backward (bitsandbytes MatMul4Bit: F.dequantize_4bit(B, state).to(A.dtype);
+            // torchao LinearNF4: weight.to(input.dtype)); the largest one is the transient that counts.
+            double largest = 0;
+            for (const auto& g : m.params)
+                if (g.is_linear && g.category != ParamCategory::lm_head)
+                    largest = std::max(largest, static_cast<double>(g.rows * g.cols));
+            in.layer_transient += a.compute * largest;
+        }
         // Encoder-decoder models run the encoder stack too (counted as the same layer kind).
         if (m.arch == Arch::encoder_decoder) in.layers += m.encoder_layers, in.trained_layers += m.encoder_layers;
         // The final norm's saved tensors and the lm_head input (when trained).
@@ -347,63 +364,6 @@ void training(const Scenario& s, Bill& b, BillWriter& w) {
     b.torch_uncounted_bytes = paged ? to_bytes(opt) : 0;
 }
 
-double kv_element_bytes(const Scenario& s) {
-    switch (s.kv_dtype) {
-        case KvDtype::fp16:
-        case KvDtype::bf16: return 2;
-        case KvDtype::fp8: return 1;
-        case KvDtype::q8_0: return 34.0 / 32.0;  // ggml block_q8_0
-        case KvDtype::q4_0: return 18.0 / 32.0;  // ggml block_q4_0
-        case KvDtype::automatic: return s.weights == "fp32" ? 4 : 2;  // the compute dtype
-    }
-    return 2;
-}
-
-void inference(const Scenario& s, Bill& b, BillWriter& w) {
-    const ModelSpec& m = s.model;
-    const ParamBreakdown p = count_parameters(m);
-    const double plain = detail::plain_dtype_bytes(s.weights);
-    const double other_bytes = plain > 0 ? plain : 2.0;  // unquantized tensors stay 16-bit
-    double weights = 0;
-    if (m.count_only) {
-        weights = static_cast<double>(p.total) * (plain > 0 ? plain : 2.0);
-        if (plain <= 0) b.warnings.push_back("quantized formats need the model's shapes: counted at 16 bit");
-    } else {
-        for (const auto& g : m.params) {
-            const bool quantized = g.is_linear && g.category != ParamCategory::lm_head;
-            double bytes = quantized ? detail::quantized_linear_bytes(s.weights, g.rows, g.cols)
-                                     : static_cast<double>(g.rows * g.cols) * other_bytes;
-            if (g.bias) bytes += static_cast<double>(g.rows) * other_bytes;
-            weights += bytes * static_cast<double>(g.count);
-        }
-    }
-    w.add("weights", weights, fmt_count(static_cast<double>(p.total)) + " params as " + s.weights);
-    if (s.weights.rfind("gguf-", 0) == 0 && s.weights.find("_k_m") != std::string::npos)
-        b.warnings.push_back("GGUF *_K_M presets mix tensor types; the base type stands for the mix here");
-
-    // KV cache (Kwon et al. 2023, vLLM paper Sec. 3, generalised to GQA): 2 (K and V) x layers x kv_heads
-    // x head_dim x bytes per token. MLA in transformers expands the latent: per layer and token it stores
-    // heads x (qk_nope + qk_rope) for K and heads x v_head_dim for V.
-    const double tokens = static_cast<double>(s.prompt_len + s.gen_len) * static_cast<double>(s.batch);
-    double per_token_elems = 0;
-    if (m.count_only) {
-        b.warnings.push_back("the KV cache needs the model's shapes: give a config.json");
-    } else if (m.attention == AttentionKind::mla) {
-        per_token_elems = static_cast<double>(m.layers * m.heads * (m.head_dim + m.v_head_dim));
-    } else {
-        per_token_elems = 2.0 * static_cast<double>(m.layers * m.kv_heads * m.head_dim);
-    }
-    const double eb = kv_element_bytes(s);
-    w.add("kv_cache", per_token_elems * eb * tokens,
-          std::to_string(static_cast<long long>(per_token_elems * eb)) + " B/token x " + fmt_count(tokens) + " tokens (" +
-              std::to_string(s.batch) + " x " + std::to_string(s.prompt_len + s.gen_len) + ")");
-    // transformers' generate computes logits for the last position only and upcasts them to fp32.
-    w.add("logits", static_cast<double>(s.batch) * static_cast<double>(m.vocab) * 4.0,
-          "last-position logits, fp32: batch x vocab x 4 B");
-    if (m.arch == Arch::encoder_decoder)
-        b.warnings.push_back("encoder-decoder inference: the cross-attention cache is not modelled yet");
-}
-
 Bill estimate_once(const Scenario& s) {
     Bill b;
     const ParamBreakdown p = count_parameters(s.model);
@@ -412,14 +372,19 @@ Bill estimate_once(const Scenario& s) {
     b.active_parameters = p.active;
     b.gpu = s.gpu;
     BillWriter w{b};
-    if (s.workload == Workload::train && s.rlhf.algorithm != RlhfAlgorithm::none)
+    detail::rule_of_thumb(s, b);
+    if (s.workload == Workload::infer) {  // inference.cpp: engines place weights and KV per GPU themselves
+        const CudaContext context = cuda_context(b.gpu);
+        detail::inference(s, b, {reserved_from_allocated, context.bytes, context.detail});
+        return b;
+    }
+    if (s.rlhf.algorithm != RlhfAlgorithm::none)
         detail::rlhf_components(s, b, [](const Scenario& r, Bill& rb) {  // several models: rlhf.cpp
             BillWriter rw{rb};
             training(r, rb, rw);
         });
-    else if (s.workload == Workload::train)
+    else
         training(s, b, w);
-    else inference(s, b, w);
     if (s.workload == Workload::infer && (s.num_gpus > 1 || s.tp * s.pp * s.cp * s.ep > 1))
         b.warnings.push_back("multi-GPU layouts are not modelled yet: the bill is for one GPU holding everything");
 
@@ -477,6 +442,14 @@ Bill estimate(const Scenario& s) {
             b.warnings.push_back("byte counts saturated at 2^56 B (64 PiB): the sizes are absurd and the real figure is larger");
             break;
         }
+    if (s.workload == Workload::infer) {
+        const detail::InferenceLimits lim = detail::inference_limits(s, estimate_once);
+        if (!s.model.count_only) {
+            b.max_batch = b.max_concurrent_sequences = lim.max_concurrent_sequences;
+            b.max_context = lim.max_context;
+        }
+        return b;
+    }
     const std::int64_t cap = 1 << 16;
     const std::int64_t n = solve_max_batch(s, cap);
     // Only meaningful when memory grows with the batch (not for parameter-count-only models).
@@ -488,20 +461,93 @@ Bill estimate(const Scenario& s) {
     return b;
 }
 
+namespace {
+
+// Largest n in [1, cap] with fits(n), for a non-decreasing memory: gallops up from `known` (a value
+// already known to fit, 0 if none) and then bisects. Gives largest_fitting's answer in fewer steps when
+// `known` is close, as it is for the next larger GPU of a catalog.
+template <class Fits>
+std::int64_t largest_from(std::int64_t known, std::int64_t cap, Fits fits) {
+    std::int64_t lo = known, step = 1;
+    if (lo == 0) {
+        if (!fits(1)) return 0;
+        lo = 1;
+    }
+    std::int64_t hi = cap + 1;  // first value known not to fit (cap + 1: none known)
+    while (lo < cap) {
+        const std::int64_t next = std::min(cap, lo + step);
+        if (!fits(next)) {
+            hi = next;
+            break;
+        }
+        lo = next;
+        step *= 2;
+    }
+    if (lo == cap) return cap;
+    while (hi - lo > 1) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        (fits(mid) ? lo : hi) = mid;
+    }
+    return lo;
+}
+
+}  // namespace
+
 std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<GpuSpec>& gpus) {
-    std::vector<CatalogFit> out;
-    out.reserve(gpus.size());
-    for (const auto& g : gpus) {
+    std::vector<CatalogFit> out(gpus.size());
+    // Training (without RLHF, whose rollout engine sizes itself by the GPU's memory): the bill sees a GPU
+    // only through its vendor, architecture (the CUDA context) and bf16 support, so GPUs of one such class
+    // share every estimate, and a larger budget never gives a smaller answer. Each class is solved in order
+    // of budget, each search starting from the previous answer. Inference and RLHF: one solve per GPU.
+    const bool shared = base.workload == Workload::train && base.rlhf.algorithm == RlhfAlgorithm::none;
+    std::vector<std::size_t> order(gpus.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto cls = [&](const GpuSpec& g) { return std::tie(g.vendor, g.arch, g.bf16); };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return std::tuple(cls(gpus[a]), gpus[a].memory_bytes) < std::tuple(cls(gpus[b]), gpus[b].memory_bytes);
+    });
+    std::map<std::pair<int, std::int64_t>, std::int64_t> device;  // (field, value) -> device bytes, this class
+    std::int64_t prev_batch = 0, prev_len = 0;
+    const GpuSpec* class_of = nullptr;
+    const std::int64_t batch_cap = 1 << 16, len_cap = std::int64_t{1} << 24;
+    for (std::size_t i : order) {
+        const GpuSpec& g = gpus[i];
         Scenario s = base;
         s.gpu = g;
-        CatalogFit f;
+        CatalogFit& f = out[i];
         f.gpu = g;
         const Bill b = estimate_once(s);
         f.device_bytes = b.device_bytes;
         f.fits = b.fits;
-        f.max_batch = solve_max_batch(s, 1 << 16);
-        if (s.workload == Workload::train && !s.model.count_only) f.max_seq_len = solve_max_seq_len(s, std::int64_t{1} << 24);
-        out.push_back(std::move(f));
+        if (s.workload == Workload::infer) {
+            const detail::InferenceLimits lim = detail::inference_limits(s, estimate_once);
+            f.max_batch = f.max_concurrent_sequences = lim.max_concurrent_sequences;
+            f.max_context = lim.max_context;
+            continue;
+        }
+        if (!shared) {
+            f.max_batch = solve_max_batch(s, batch_cap);
+            if (!s.model.count_only) f.max_seq_len = solve_max_seq_len(s, len_cap);
+            continue;
+        }
+        if (!class_of || cls(*class_of) != cls(g)) {
+            device.clear();
+            prev_batch = prev_len = 0;
+        }
+        class_of = &g;
+        const double budget = static_cast<double>(g.memory_bytes) * s.target_utilization;
+        auto fits = [&](int field, std::int64_t n) {
+            auto [it, fresh] = device.try_emplace({field, n}, 0);
+            if (fresh) {
+                Scenario t = s;
+                (field == 0 ? t.micro_batch : t.seq_len) = n;
+                it->second = estimate_once(t).device_bytes;
+            }
+            return static_cast<double>(it->second) <= budget;
+        };
+        f.max_batch = prev_batch = largest_from(prev_batch, batch_cap, [&](std::int64_t n) { return fits(0, n); });
+        if (!s.model.count_only)
+            f.max_seq_len = prev_len = largest_from(prev_len, len_cap, [&](std::int64_t n) { return fits(1, n); });
     }
     return out;
 }

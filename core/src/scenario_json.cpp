@@ -104,7 +104,7 @@ E read_enum(FieldReader& r, const json& obj, const char* key, E fallback) {
 // Weight formats for inference (see estimate.cpp for the bytes of each).
 const std::vector<std::string>& weight_formats() {
     static const std::vector<std::string> f = {
-        "fp32", "bf16", "fp16", "fp8", "int8", "nf4", "nf4-dq", "gptq-int4", "awq-int4", "gptq-int8", "awq-int8",
+        "fp32", "bf16", "fp16", "fp8", "fp8-channel", "int8", "nf4", "nf4-dq", "gptq-int4", "awq-int4", "gptq-int8", "awq-int8",
         "gguf-f16", "gguf-q8_0", "gguf-q6_k", "gguf-q5_k_m", "gguf-q5_0", "gguf-q4_k_m", "gguf-q4_0",
         "gguf-q3_k_m", "gguf-q2_k", "gguf-iq4_xs"};
     return f;
@@ -116,7 +116,9 @@ const std::set<std::string>& known_keys() {
         "model", "model_hub_id", "workload", "framework", "gpu", "num_gpus", "target_utilization", "method",
         "precision", "optimizer", "lora", "quantization", "trainable_layers", "micro_batch", "seq_len",
         "grad_accum", "optimizer_in_backward", "compile", "checkpointing", "attention", "loss", "sharding", "offload", "tp", "pp", "cp", "ep", "sp",
-        "rlhf", "weights", "kv_dtype", "batch", "prompt_len", "gen_len", "gpu_memory_utilization", "extra"};
+        "rlhf", "weights", "kv_dtype", "batch", "prompt_len", "gen_len", "gpu_memory_utilization", "extra",
+        "group_size", "max_model_len", "max_num_seqs", "max_num_batched_tokens", "block_size", "enforce_eager",
+        "n_ctx", "n_gpu_layers", "n_ubatch"};
     return k;
 }
 
@@ -471,6 +473,17 @@ Result<Scenario> scenario_from_json(const json& j, const Catalog& cat) {
     s.prompt_len = r.integer_or({"prompt_len"}, 1024, 0, kMaxTokens);
     s.gen_len = r.integer_or({"gen_len"}, 256, 0, kMaxTokens);
     s.gpu_memory_utilization = r.number_or("gpu_memory_utilization", 0.9, 0.01, 1.0);
+    // Engine knobs (inference.cpp): GPTQ/AWQ group size, vLLM scheduler and cache, llama.cpp context/offload.
+    s.group_size = r.integer_or({"group_size"}, 128, -1, 1 << 20);
+    if (s.group_size == 0) r.error("group_size", "got 0, allowed: -1 (one group per output channel) or a positive size such as 32, 64, 128");
+    s.max_model_len = r.integer_or({"max_model_len"}, 0, 0, kMaxTokens);
+    s.max_num_seqs = r.integer_or({"max_num_seqs"}, 256, 1, kMaxCount);
+    s.max_num_batched_tokens = r.integer_or({"max_num_batched_tokens"}, 8192, 1, kMaxTokens);
+    s.block_size = r.integer_or({"block_size"}, 16, 1, 1 << 16);
+    s.enforce_eager = r.boolean_or("enforce_eager", false);
+    s.n_ctx = r.integer_or({"n_ctx"}, 4096, 1, kMaxTokens);
+    s.n_gpu_layers = r.integer_or({"n_gpu_layers"}, -1, -1, 100000);
+    s.n_ubatch = r.integer_or({"n_ubatch"}, 512, 1, kMaxTokens);
 
     // Cross-field rules.
     if (s.method == Method::qlora && s.quantization == Quantization::none)
@@ -564,6 +577,20 @@ json scenario_to_json(const Scenario& s) {
         j["prompt_len"] = s.prompt_len;
         j["gen_len"] = s.gen_len;
         j["gpu_memory_utilization"] = s.gpu_memory_utilization;
+        if (s.weights.rfind("gptq-", 0) == 0 || s.weights.rfind("awq-", 0) == 0) j["group_size"] = s.group_size;
+        if (s.framework == Framework::vllm) {
+            j["max_model_len"] = s.max_model_len;
+            j["max_num_seqs"] = s.max_num_seqs;
+            j["max_num_batched_tokens"] = s.max_num_batched_tokens;
+            j["block_size"] = s.block_size;
+            j["enforce_eager"] = s.enforce_eager;
+        }
+        if (s.framework == Framework::llamacpp) {
+            j["n_ctx"] = s.n_ctx;
+            j["n_gpu_layers"] = s.n_gpu_layers;
+            j["n_ubatch"] = s.n_ubatch;
+        }
+        if (s.framework == Framework::torchtune && s.max_model_len > 0) j["max_model_len"] = s.max_model_len;
     }
     return j;
 }
@@ -593,6 +620,12 @@ json bill_to_json(const Bill& b) {
         for (const auto& p : b.timeline) t.push_back({p.phase, p.bytes});
         j["timeline"] = t;
     }
+    if (b.kv_pool_bytes) j["kv_pool_bytes"] = *b.kv_pool_bytes;
+    if (b.kv_pool_sequences) j["kv_pool_sequences"] = *b.kv_pool_sequences;
+    if (b.max_concurrent_sequences) j["max_concurrent_sequences"] = *b.max_concurrent_sequences;
+    if (b.max_context) j["max_context"] = *b.max_context;
+    j["rule_of_thumb_bytes"] = b.rule_of_thumb_bytes;
+    j["rule_of_thumb_formula"] = b.rule_of_thumb_formula;
     j["warnings"] = b.warnings;
     return j;
 }

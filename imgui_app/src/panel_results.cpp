@@ -99,6 +99,10 @@ void GuiBill(AppState& st) {
     ImGui::TextDisabled("= torch.cuda.max_memory_allocated() / max_memory_reserved() / nvidia-smi; peak during %s",
                         b.peak_phase.empty() ? "inference" : b.peak_phase.c_str());
     if (b.cpu_bytes > 0) ImGui::Text("Host (CPU) memory: %s", gib(b.cpu_bytes).c_str());
+    if (b.kv_pool_bytes)
+        ImGui::Text("vLLM KV block pool: %s, room for %lld sequences of %lld tokens", gib(*b.kv_pool_bytes).c_str(),
+                    static_cast<long long>(b.kv_pool_sequences.value_or(0)),
+                    static_cast<long long>(st.results.scenario.prompt_len + st.results.scenario.gen_len));
     const json& bj = st.results.bill_json;
     if (bj.contains("rule_of_thumb_bytes") && bj["rule_of_thumb_bytes"].is_number_integer()) {
         const std::int64_t rot = bj["rule_of_thumb_bytes"].get<std::int64_t>();
@@ -120,8 +124,10 @@ void GuiFit(AppState& st) {
         ImGui::Text("Longest sequence at micro-batch %lld: %lld tokens", static_cast<long long>(st.results.scenario.micro_batch),
                     static_cast<long long>(b.max_seq_len.value_or(0)));
     } else {
-        ImGui::Text("Largest batch on the %s at %.0f %%: %lld", b.gpu.name.c_str(), util * 100,
-                    static_cast<long long>(b.max_batch.value_or(0)));
+        ImGui::Text("Most concurrent sequences on the %s at %.0f %%: %lld", b.gpu.name.c_str(), util * 100,
+                    static_cast<long long>(b.max_concurrent_sequences.value_or(b.max_batch.value_or(0))));
+        ImGui::Text("Longest context at batch %lld: %lld tokens", static_cast<long long>(st.results.scenario.batch),
+                    static_cast<long long>(b.max_context.value_or(0)));
     }
     auto rows = st.results.catalog;
     const float fs = ImGui::GetFontSize();
@@ -134,7 +140,7 @@ void GuiFit(AppState& st) {
         ImGui::TableSetupColumn("fits", ImGuiTableColumnFlags_WidthFixed, fs * 2.5f);
         ImGui::TableSetupColumn("needs GiB", ImGuiTableColumnFlags_WidthFixed, fs * 5);
         ImGui::TableSetupColumn(train ? "max micro-batch" : "max batch", ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending, fs * 7.5f);
-        ImGui::TableSetupColumn(train ? "max seq" : "-", ImGuiTableColumnFlags_WidthFixed, fs * 5);
+        ImGui::TableSetupColumn(train ? "max seq" : "max context", ImGuiTableColumnFlags_WidthFixed, fs * 5.5f);
         ImGui::TableHeadersRow();
         if (ImGuiTableSortSpecs* spec = ImGui::TableGetSortSpecs(); spec && spec->SpecsCount > 0) {
             st.catalog_sort_column = spec->Specs[0].ColumnIndex;
@@ -145,7 +151,7 @@ void GuiFit(AppState& st) {
                 case 1: return static_cast<double>(f.gpu.memory_bytes);
                 case 2: return f.fits ? 1 : 0;
                 case 3: return static_cast<double>(f.device_bytes);
-                case 5: return static_cast<double>(f.max_seq_len);
+                case 5: return static_cast<double>(train ? f.max_seq_len : f.max_context);
                 default: return static_cast<double>(f.max_batch);
             }
         };
@@ -167,7 +173,7 @@ void GuiFit(AppState& st) {
             ImGui::TableNextColumn();
             ImGui::Text("%lld", static_cast<long long>(f.max_batch));
             ImGui::TableNextColumn();
-            if (train) ImGui::Text("%lld", static_cast<long long>(f.max_seq_len));
+            ImGui::Text("%lld", static_cast<long long>(train ? f.max_seq_len : f.max_context));
         }
         ImGui::EndTable();
     }
