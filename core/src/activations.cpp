@@ -95,6 +95,14 @@ struct Layer {
             else if (ty == "bert") names = {"query", "key", "value"};
             else if (ty == "t5" || ty == "mt5") names = {"q", "k", "v"};
             linears("attn.qkv", names, h, in_bytes, t, true);
+            // With one fused qkv output, q, k and v are views into a single storage. Rotary embeddings
+            // replace q and k by new tensors, but when K/V are not expanded (as many KV heads as query
+            // heads, so no copy) the v view that attention saves keeps the whole fused output alive:
+            // its q and k parts stay allocated next to the roped copies.
+            const bool rope = !(ty == "gpt2" || ty == "bert" || ty == "opt" || ty == "bloom" || ty == "t5" || ty == "mt5");
+            const bool fused = a.fused_qkv || names.size() == 1;
+            if (fused && rope && m.kv_heads == m.heads && !a.compiled)
+                save("attn.fused qkv output kept alive by the saved v view (q and k parts)", c() * (q + k), 0, true);
         }
         if (m.qk_norm) save("attn.q_norm/k_norm (fp32 input)", 4 * (q + k) + a.residual * (q + k) * (a.train_norms ? 1 : 0));
         if (a.attention == Attention::eager) {

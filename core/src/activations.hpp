@@ -44,6 +44,9 @@ struct ActivationSetup {
     // keeps only its input and per-row rstd, a gated MLP only the gate and up outputs; inputs that are
     // pointwise results (normalised tensors, act(gate) * up) are rebuilt, not kept.
     bool compiled = false;
+    // LitGPT's CausalSelfAttention projects q, k and v with one fused `attn` linear whatever the model
+    // (litgpt/model.py), like HF's fused families (c_attn, qkv_proj, query_key_value, W_pack).
+    bool fused_qkv = false;
     bool train_norms = true;
     // LoRA on matching linears: adapter input and rank-r intermediate.
     bool lora = false;

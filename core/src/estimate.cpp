@@ -286,6 +286,7 @@ void training(const Scenario& s, Bill& b, BillWriter& w) {
     a.train_linears = !lora;
     a.frozen_linears_save_input = s.method == Method::qlora && s.framework != Framework::torchtune;
     a.compiled = s.compile;
+    a.fused_qkv = s.framework == Framework::litgpt;
     a.train_norms = !lora;
     a.lora = lora;
     a.lora_setup = s.lora;
