@@ -115,7 +115,7 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
         // chunked: the 16-bit logit chunks are, and one chunk's gradient exists at a time in backward.
         const bool chunked = s.loss == Loss::chunked;
         const double chunks = chunked ? 8.0 : 1.0;
-        const double in_bytes = chunked ? c : c + upcast;
+        const double in_bytes = chunked || upcast == 0 ? c : upcast;  // the 16-bit chunks, or the fp32 logits
         l.saved = in_bytes * V * T + 4 * T;
         l.forward_peak = chunked ? 0 : c * V * T;
         l.backward_peak = in_bytes * V * T / chunks;
@@ -130,6 +130,14 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
             l.forward_peak = (c + upcast) * V * T;
             l.backward_peak = (upcast + c) * V * T;
             l.detail = "full logits (" + std::to_string(static_cast<int>(c)) + " B) + fp32 upcast + fp32 log-softmax";
+            if (m.model_type == "qwen") {
+                // Qwen (1.x) remote code, QWenLMHeadModel.forward: shift_logits = lm_logits[..., :-1, :].contiguous()
+                // copies the 16-bit logits before the loss, and the slice's backward builds a zero-filled
+                // full-size gradient before copying into it.
+                l.forward_peak += c * V * T;
+                l.backward_peak += c * V * T;
+                l.detail += " + shifted copy (Qwen remote code)";
+            }
             break;
         case Loss::chunked: {
             // torchtune CEWithChunkedOutputLoss (8 chunks) / LitGPT chunked_cross_entropy (128 positions):
