@@ -93,3 +93,65 @@ TEST_CASE("activations: one Mixtral-8x7B MoE block, bf16, SDPA, full fine-tuning
                        + K * 2 * h;          // expert outputs scaled by routing weights
     CHECK(layer_bytes(t, 1, 1, false) == attention + moe);
 }
+
+TEST_CASE("activations: one GPT-2 (124M) block, bf16, SDPA, dropout 0.1, full fine-tuning") {
+    const ModelSpec m = preset("gpt2");
+    const auto t = layer_saved_tensors(m, bf16_full(Attention::sdpa));
+    const double h = 768, H = 12, I = 3072;
+    const double per_token = (2 * h + 8)                // ln_1: bf16 input + per-row mean and rstd
+                             + 2 * h                    // c_attn input (ln_1 output)
+                             + 2 * (3 * h) + 2 * h + 4 * H  // SDPA: q, k, v (views of c_attn's output), output, lse
+                             + 2 * h                    // attn c_proj input
+                             + h                        // resid dropout mask
+                             + (2 * h + 8)              // ln_2
+                             + 2 * h                    // c_fc input
+                             + 2 * I                    // GeLU input
+                             + 2 * I                    // mlp c_proj input (GeLU output)
+                             + h;                       // resid dropout mask
+    CHECK(per_token == 27712);
+    CHECK(layer_bytes(t, 1, 1, false) == per_token);
+    CHECK(layer_bytes(t, 8, 1024, false) == per_token * 8192);
+}
+
+TEST_CASE("activations: bitsandbytes 4-bit linears keep their inputs (QLoRA through PEFT or LitGPT)") {
+    const ModelSpec m = preset("llama-3.1-8b");
+    ActivationSetup a = bf16_full(Attention::sdpa);
+    a.train_linears = false;
+    a.train_norms = false;
+    a.lora = true;
+    a.lora_setup.rank = 8;
+    a.lora_setup.dropout = 0;
+    a.adapter_bytes = 2;
+    const double frozen = layer_bytes(layer_saved_tensors(m, a), 1, 1, false);
+    a.frozen_linears_save_input = true;  // MatMul4Bit: ctx.tensors = (A, B) when A needs a gradient
+    const double bnb = layer_bytes(layer_saved_tensors(m, a), 1, 1, false);
+    const double h = 4096, I = 14336;
+    // q/k/v input, o_proj input, gate/up input, down_proj input: each once, bf16.
+    CHECK(bnb - frozen == 2 * h + 2 * h + 2 * h + 2 * I);
+}
+
+TEST_CASE("activations: torch.compile keeps norm inputs, SDPA tensors and the gate/up outputs of a Llama block") {
+    const ModelSpec m = preset("llama-3.1-8b");
+    ActivationSetup a = bf16_full(Attention::sdpa);
+    a.compiled = true;
+    const double h = 4096, H = 32, I = 14336;
+    const double per_token = 2 * (2 * h + 4)                      // two RMSNorms: bf16 input + fp32 rstd
+                             + 2 * (3 * 4096) + 2 * 4096 + 4 * H  // SDPA q, k, v (repeat_kv), output, lse
+                             + 2 * 2 * I;                         // gate and up outputs
+    CHECK(layer_bytes(layer_saved_tensors(m, a), 1, 1, false) == per_token);
+}
+
+TEST_CASE("activations: LitGPT's fused qkv output stays alive through the saved v view (MHA with rope)") {
+    const ModelSpec m = preset("llama-2-7b");  // 32 heads, 32 KV heads
+    ActivationSetup a = bf16_full(Attention::sdpa);
+    const double separate = layer_bytes(layer_saved_tensors(m, a), 1, 1, false);
+    a.fused_qkv = true;
+    const double fused = layer_bytes(layer_saved_tensors(m, a), 1, 1, false);
+    CHECK(fused - separate == 2 * (4096 + 4096));  // the q and k parts of the fused output
+    // GQA expands K/V with a copy, so no view keeps the fused output: no extra.
+    const ModelSpec g = preset("llama-3.1-8b");
+    ActivationSetup b = bf16_full(Attention::sdpa);
+    const double g_sep = layer_bytes(layer_saved_tensors(g, b), 1, 1, false);
+    b.fused_qkv = true;
+    CHECK(layer_bytes(layer_saved_tensors(g, b), 1, 1, false) == g_sep);
+}

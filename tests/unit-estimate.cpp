@@ -96,3 +96,33 @@ TEST_CASE("estimate: totals are the sum of components and fits agrees with the n
     }
     CHECK_FALSE(bill(R"({"model": "llama-3.1-70b", "gpu": "rtx-4090"})").fits);
 }
+
+TEST_CASE("estimate: optimizer in backward never holds the full gradient set") {
+    const char* base = R"({"model": "llama-3.2-3b", "framework": "torchtune", "gpu": "a100-80gb", "method": "full",
+        "precision": "bf16", "micro_batch": 2, "seq_len": 4096, "checkpointing": "full", "loss": "chunked")";
+    const Bill plain = bill((std::string(base) + "}").c_str());
+    const Bill oib = bill((std::string(base) + R"(, "optimizer_in_backward": true})").c_str());
+    const std::int64_t params = plain.parameters;
+    // Without it the step holds every bf16 gradient at once (and the foreach temporaries); with it only
+    // one layer's gradients are ever in flight.
+    CHECK(plain.component("gradients") == 2 * params);
+    CHECK(oib.component("gradients") == 0);
+    CHECK(oib.peak_allocated_bytes < plain.peak_allocated_bytes);
+    CHECK(plain.peak_phase == "optimizer");
+    CHECK(oib.peak_phase != "optimizer");
+    // torchtune refuses gradient accumulation with optimizer_in_bwd; so does the scenario.
+    auto bad = scenario_from_text(R"({"model": "llama-3.2-3b", "optimizer_in_backward": true, "grad_accum": 4})",
+                                  test::catalog());
+    CHECK_FALSE(bad.ok());
+}
+
+TEST_CASE("estimate: LitGPT keeps its own lm_head for a tied model") {
+    const char* tmpl = R"({"model": "llama-3.2-1b", "framework": "%s", "method": "lora", "precision": "bf16",
+        "micro_batch": 1, "seq_len": 512})";
+    char a[512], b[512];
+    std::snprintf(a, sizeof a, tmpl, "litgpt");
+    std::snprintf(b, sizeof b, tmpl, "torchtune");
+    const Bill lit = bill(a), tt = bill(b);
+    // 128256 x 2048 bf16: the copy of the tied embedding LitGPT's converter writes into lm_head.weight.
+    CHECK(lit.component("weights") - tt.component("weights") == 128256LL * 2048 * 2);
+}
