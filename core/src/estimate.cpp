@@ -244,11 +244,15 @@ void training(const Scenario& s, Bill& b, BillWriter& w) {
             // bitsandbytes replaces the decoder's nn.Linear layers; lm_head stays unquantized
             // (transformers get_keys_to_not_convert). PEFT's prepare_model_for_kbit_training casts the
             // remaining 16-bit parameters (embeddings, norms, lm_head) to fp32.
+            // LitGPT quantises through Lightning's BitsandbytesPrecision, whose init context swaps every
+            // torch.nn.Linear built inside it for the 4-bit class, lm_head included
+            // (lightning/fabric/plugins/precision/bitsandbytes.py, init_context without ignore_modules).
             const double other_bytes = s.framework == Framework::hf ? 4.0 : 2.0;
+            const bool head_quantized = s.framework == Framework::litgpt;
             double q = 0, other = 0;
             for (const auto& g : m.params) {
                 const double each_bias = g.bias ? static_cast<double>(g.rows) * other_bytes : 0.0;
-                if (g.is_linear && g.category != ParamCategory::lm_head) {
+                if (g.is_linear && (g.category != ParamCategory::lm_head || head_quantized)) {
                     q += (detail::quantized_linear_bytes(fmt, g.rows, g.cols) + each_bias) * static_cast<double>(g.count);
                 } else {
                     other += static_cast<double>(g.numel_each()) * static_cast<double>(g.count) * other_bytes;
@@ -332,15 +336,23 @@ void training(const Scenario& s, Bill& b, BillWriter& w) {
         }
         in.layer_input = detail::layer_input_bytes_per_token(m, a) * T;
         in.layer_transient = detail::layer_backward_transient_per_token(m, a) * T;
+        double qlora_head_dequant = 0;
         if (s.method == Method::qlora) {
             // Dequantisation buffer: a 4/8-bit linear is dequantised to the compute dtype for every
             // matmul, forward and backward (bitsandbytes MatMul4Bit: F.dequantize_4bit(B, state).to(A.dtype);
             // torchao LinearNF4: weight.to(input.dtype)); the largest one is the transient that counts.
-            double largest = 0;
-            for (const auto& g : m.params)
-                if (g.is_linear && g.category != ParamCategory::lm_head)
-                    largest = std::max(largest, static_cast<double>(g.rows * g.cols));
-            in.layer_transient += a.compute * largest;
+            // Lightning's plugin quantises from fp16 (`weight.to(dtype=torch.half)` in
+            // _Linear4bit._quantize_weight), so dequantize_4bit returns fp16 and `.to(A.dtype)` makes a
+            // second, bf16 copy; transformers quantises from the compute dtype (one copy).
+            const double copies = s.framework == Framework::litgpt && s.precision != Precision::fp16 ? 2 : 1;
+            double largest = 0, head = 0;
+            for (const auto& g : m.params) {
+                if (!g.is_linear) continue;
+                if (g.category != ParamCategory::lm_head) largest = std::max(largest, static_cast<double>(g.rows * g.cols));
+                else if (s.framework == Framework::litgpt) head = static_cast<double>(g.rows * g.cols);
+            }
+            in.layer_transient += copies * a.compute * largest;
+            qlora_head_dequant = copies * a.compute * head;  // while the 4-bit lm_head runs (loss phase)
         }
         // Encoder-decoder models run the encoder stack too (counted as the same layer kind).
         if (m.arch == Arch::encoder_decoder) in.layers += m.encoder_layers, in.trained_layers += m.encoder_layers;
@@ -351,8 +363,8 @@ void training(const Scenario& s, Bill& b, BillWriter& w) {
         if (head_trained) in.extra_act += (a.autocast ? a.compute : a.residual) * h * T;
         const LossMemory lm = loss_memory(s, m, a.compute, T, head_trained);
         in.logits_saved = lm.saved;
-        in.logits_forward_peak = lm.forward_peak;
-        in.logits_backward_peak = lm.backward_peak;
+        in.logits_forward_peak = lm.forward_peak + qlora_head_dequant;
+        in.logits_backward_peak = lm.backward_peak + qlora_head_dequant;
         act_detail = fmt_count(in.layer_act) + " B per layer (" + std::to_string(s.micro_batch) + " x " +
                      std::to_string(s.seq_len) + " tokens, " + to_string(s.attention) + " attention, checkpointing " +
                      to_string(s.checkpointing) + ")";
