@@ -484,8 +484,13 @@ bool build_family(ModelSpec& m, const Dims& d, FieldReader& r, std::vector<std::
     } else if (!r.boolean_or("use_sliding_window", false)) {
         m.sliding_window = 0;
     }
-    m.hidden_dropout = r.number_or("hidden_dropout", r.number_or("resid_pdrop", r.number_or("dropout", 0.0, 0, 1), 0, 1), 0, 1);
-    m.attention_dropout = r.number_or("attention_dropout", r.number_or("attn_pdrop", 0.0, 0, 1), 0, 1);
+    // Dropout rates under each family's own key: hidden_dropout (Falcon), resid_pdrop / attn_pdrop (GPT-2),
+    // dropout / attention_dropout (OPT, Llama-style), hidden_dropout_prob / attention_probs_dropout_prob
+    // (BERT: transformers' BertConfig, 0.1 each in the published configs).
+    const double hidden_prob = r.number_or("hidden_dropout_prob", 0.0, 0, 1);
+    m.hidden_dropout = r.number_or("hidden_dropout", r.number_or("resid_pdrop", r.number_or("dropout", hidden_prob, 0, 1), 0, 1), 0, 1);
+    m.attention_dropout = r.number_or("attention_dropout",
+                                      r.number_or("attn_pdrop", r.number_or("attention_probs_dropout_prob", 0.0, 0, 1), 0, 1), 0, 1);
 
     Inventory inv{m};
     if (t == "deepseek_v2" || t == "deepseek_v3") deepseek(m, r, inv);

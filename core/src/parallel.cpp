@@ -48,7 +48,7 @@ StageParams stage_params(const ModelSpec& m, const Layout& L) {
     const double layers = static_cast<double>(std::max<i64>(1, m.layers + m.encoder_layers));
     const double lps = std::ceil(layers / pp);
     sp.layers_per_stage = lps;
-    double first = 0, last = 0, persistent = 0;
+    double first = 0, last = 0, persistent = 0, all = 0;
     for (const auto& g : m.params) {
         const double n = static_cast<double>(g.numel_each()) * static_cast<double>(g.count);
         sp.largest_tensor = std::max(sp.largest_tensor, static_cast<double>(g.numel_each()));
@@ -56,6 +56,7 @@ StageParams stage_params(const ModelSpec& m, const Layout& L) {
         const bool split_tp = g.is_linear || g.category == ParamCategory::embeddings || g.category == ParamCategory::lm_head;
         double share = split_tp ? n / tp : n;
         if (g.routed_expert) share /= ep;
+        all += share;
         if (g.category == ParamCategory::embeddings) {
             first += share;
             sp.non_layer += n;
@@ -72,7 +73,7 @@ StageParams stage_params(const ModelSpec& m, const Layout& L) {
             sp.layer += n / layers;
         }
     }
-    if (L.pp == 1) first = last = std::max(first, last);
+    if (L.pp == 1) first = last = all;  // one stage holds the embeddings, every layer, the final norm and the head
     sp.first = first;
     sp.last = last;
     sp.persistent_fraction = total > 0 ? persistent / total : 0;
