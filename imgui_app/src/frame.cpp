@@ -17,6 +17,7 @@ void Inputs(AppState& st) {
     if (Section("Model")) GuiModel(st);
     if (Section("Workload")) GuiWorkload(st);
     if (Section("Hardware")) GuiHardware(st);
+    if (ImGui::CollapsingHeader("Scenario JSON (every key)")) GuiScenarioJson(st);
 }
 
 void Answers(AppState& st) {

@@ -24,6 +24,7 @@ void GuiFit(AppState& st);
 void GuiCharts(AppState& st);
 void GuiAdvisor(AppState& st);
 void GuiExport(AppState& st);
+void GuiScenarioJson(AppState& st);
 void GuiFooter(AppState& st);
 
 // Recompute everything derived from the scenario (app.cpp).

@@ -54,6 +54,8 @@ struct AppState {
     int catalog_sort_column = 4;        // max batch
     bool catalog_sort_ascending = false;
     bool show_embed_snippet = false;
+    std::string scenario_text;          // the "Scenario JSON" editor's text (every key, RLHF roles included)
+    bool scenario_text_edited = false;  // the user typed in it: do not overwrite it with the live scenario
     float ui_scale = 1.0f;              // device pixel ratio
 };
 
