@@ -5,6 +5,7 @@
 #include <exception>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -170,8 +171,10 @@ json scenario_from_flags(const std::vector<std::string>& args) {
     return s;
 }
 
-int cmd_estimate(const std::vector<std::string>& args, bool as_json) {
-    if (args.empty()) throw BadInput("estimate needs a SCENARIO.json or --model MODEL");
+// The scenario of `estimate` and `plan`: a SCENARIO.json (then flags override its keys) or flags alone.
+// Warnings go to stderr; problems are printed and give std::nullopt.
+std::optional<vc::Scenario> scenario_from_args(const std::vector<std::string>& args, const std::string& command) {
+    if (args.empty()) throw BadInput(command + " needs a SCENARIO.json or --model MODEL");
     json scenario = args[0].rfind("--", 0) == 0 ? scenario_from_flags(args) : parse_json_file(args[0]);
     if (args[0].rfind("--", 0) != 0 && args.size() > 1) {
         json overrides = scenario_from_flags({args.begin() + 1, args.end()});
@@ -182,8 +185,14 @@ int cmd_estimate(const std::vector<std::string>& args, bool as_json) {
     for (const auto& w : sc.warnings) std::cerr << "warning: " << w << "\n";
     if (!sc.ok()) {
         print_problems(sc.errors);
-        return kBadInput;
+        return std::nullopt;
     }
+    return *sc.value;
+}
+
+int cmd_estimate(const std::vector<std::string>& args, bool as_json) {
+    auto sc = scenario_from_args(args, "estimate");
+    if (!sc) return kBadInput;
     const vc::Bill bill = vc::estimate(*sc);
     if (as_json) std::cout << vc::bill_to_json(bill).dump(2) << "\n";
     else std::cout << vc::cli::render_bill(bill);
@@ -310,8 +319,6 @@ int cmd_presets(bool as_json) {
     return kOk;
 }
 
-// Times the estimator: one full bill (with its max-batch and max-context solvers) and a solve over the
-// whole GPU catalog, each averaged over many repetitions.
 // The GPU-count planner: the same scenario input as estimate, plus --max-gpus N (default 1024).
 int cmd_plan(std::vector<std::string> args, bool as_json) {
     std::int64_t max_gpus = 1024;
@@ -324,17 +331,8 @@ int cmd_plan(std::vector<std::string> args, bool as_json) {
             args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
             break;
         }
-    if (args.empty()) throw BadInput("plan needs a SCENARIO.json or --model MODEL");
-    json scenario = args[0].rfind("--", 0) == 0 ? scenario_from_flags(args) : parse_json_file(args[0]);
-    if (args[0].rfind("--", 0) != 0 && args.size() > 1 && scenario.is_object())
-        scenario.merge_patch(scenario_from_flags({args.begin() + 1, args.end()}));
-    if (scenario.is_object() && scenario.contains("model")) scenario["model"] = resolve_model_arg(scenario["model"]);
-    auto sc = vc::scenario_from_json(scenario, catalog());
-    for (const auto& w : sc.warnings) std::cerr << "warning: " << w << "\n";
-    if (!sc.ok()) {
-        print_problems(sc.errors);
-        return kBadInput;
-    }
+    auto sc = scenario_from_args(args, "plan");
+    if (!sc) return kBadInput;
     if (sc->workload != vc::Workload::train) throw BadInput("plan: workload must be \"train\"");
     const vc::Plan p = vc::plan_gpus(*sc, max_gpus);
     if (as_json) {
@@ -360,6 +358,8 @@ int cmd_plan(std::vector<std::string> args, bool as_json) {
     return kOk;
 }
 
+// Times the estimator: one full bill (with its max-batch and max-context solvers) and a solve over the
+// whole GPU catalog, each averaged over many repetitions.
 int cmd_bench(const std::vector<std::string>& args, bool as_json) {
     json scenario = args.empty() ? json{{"model", "llama-3.1-8b"}, {"method", "lora"}, {"micro_batch", 4}}
                                  : parse_json_file(args[0]);

@@ -5,9 +5,11 @@
 #include <sstream>
 #include <string>
 
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "vramcalc/presets.hpp"
+#include "vramcalc/scenario_json.hpp"
 
 namespace vramcalc::test {
 
@@ -21,5 +23,13 @@ inline nlohmann::json load_json(const std::string& name) {
 }
 
 inline const Catalog& catalog() { return *builtin_catalog().value; }
+
+// A scenario the test expects to be valid (the problems are printed when it is not).
+inline Scenario scenario(const nlohmann::json& j) {
+    auto r = scenario_from_json(j, catalog());
+    INFO(r.error_text());
+    REQUIRE(r.ok());
+    return *r.value;
+}
 
 }  // namespace vramcalc::test

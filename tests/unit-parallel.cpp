@@ -16,12 +16,7 @@ using nlohmann::json;
 
 namespace {
 
-Scenario scenario(json j) {
-    auto r = scenario_from_json(j, test::catalog());
-    INFO(r.error_text());
-    REQUIRE(r.ok());
-    return *r.value;
-}
+using test::scenario;
 
 Bill bill(json j) { return estimate(scenario(std::move(j))); }
 

@@ -37,7 +37,7 @@ void training_candidates(const Scenario& sc, std::vector<Candidate>& out) {
                        {{"micro_batch", mb}, {"grad_accum", sc.grad_accum * 2}}});
     }
     if (sc.checkpointing == Checkpointing::none || sc.checkpointing == Checkpointing::selective)
-        out.push_back({"Gradient checkpointing", "Keeps only each layer's input and recomputes the layer in backward (about 30 % more compute).",
+        out.push_back({"Gradient checkpointing", "Keeps only each layer's input and recomputes the layer in backward (one more forward pass).",
                        {{"checkpointing", "full"}}});
     if (sc.loss == Loss::standard)
         out.push_back({"Chunked cross-entropy", "Never materialises the full fp32 logits (vocab x tokens).", {{"loss", "chunked"}}});
@@ -64,8 +64,8 @@ void inference_candidates(const Scenario& sc, std::vector<Candidate>& out) {
         if (sc.weights != w) out.push_back({title, why, {{"weights", w}}});
     };
     weights("fp8", "FP8 weights", "One byte per weight with per-channel scales (Hopper/Ada kernels).");
-    weights("awq-int4", "AWQ 4-bit weights", "About 4.25 bits per weight with group-128 scales and zeros.");
-    weights("gguf-q4_k_m", "GGUF Q4_K_M (llama.cpp)", "About 4.8 bits per weight, the common local default.");
+    weights("awq-int4", "AWQ 4-bit weights", "4-bit weights plus a 16-bit scale and zero per group of 128 inputs.");
+    weights("gguf-q4_k_m", "GGUF Q4_K_M (llama.cpp)", "4.5-bit Q4_K blocks with Q6_K for some tensors, the common local default.");
     if (sc.kv_dtype == KvDtype::automatic || sc.kv_dtype == KvDtype::fp16 || sc.kv_dtype == KvDtype::bf16)
         out.push_back({"FP8 KV cache", "Halves the KV cache per token.", {{"kv_dtype", "fp8"}}});
     if (sc.batch > 1)
@@ -112,7 +112,7 @@ std::vector<Advice> advise(const json& scenario, const Catalog& catalog) {
         a.device_bytes = after.device_bytes;
         a.saving_bytes = before.device_bytes - after.device_bytes;
         a.fits = after.fits;
-        a.max_batch = solve_max_batch(*sc, 4096);
+        a.max_batch = after.max_micro_batch.value_or(after.max_batch.value_or(0));  // estimate() solved it already
         if (a.saving_bytes > 0) out.push_back(std::move(a));
     }
     std::stable_sort(out.begin(), out.end(), [](const Advice& x, const Advice& y) { return x.saving_bytes > y.saving_bytes; });

@@ -455,6 +455,8 @@ std::int64_t solve_max_seq_len(const Scenario& s, std::int64_t cap) {
     return largest_fitting(s, cap, [](Scenario& t, std::int64_t n) { t.seq_len = n; });
 }
 
+Bill estimate_peak(const Scenario& s) { return estimate_once(s); }
+
 Bill estimate(const Scenario& s) {
     Bill b = estimate_once(s);
     // Absurd sizes saturate (checked.hpp) instead of wrapping; say so rather than print a cap as a figure.

@@ -1,6 +1,8 @@
 // URL-hash codec for scenarios; the format is specified in docs/url-state.md.
 #include "vramcalc/url_state.hpp"
 
+#include "vramcalc/json_text.hpp"
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -166,24 +168,6 @@ std::optional<std::string> base64url_decode(std::string_view s, std::string& why
     return out;
 }
 
-// Deepest array/object nesting of JSON text, counted without parsing (strings skipped).
-int json_depth(std::string_view s) {
-    int depth = 0, deepest = 0;
-    bool in_string = false, escaped = false;
-    for (char c : s) {
-        if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
-            continue;
-        }
-        if (c == '"') in_string = true;
-        else if (c == '[' || c == '{') deepest = std::max(deepest, ++depth);
-        else if (c == ']' || c == '}') --depth;
-    }
-    return deepest;
-}
-
 // RFC 8259 section 6 number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
 bool is_json_number(std::string_view s) {
     std::size_t i = 0;
@@ -305,7 +289,7 @@ public:
             error(field, why);
             return std::nullopt;
         }
-        if (json_depth(*bytes) > kUrlStateMaxJsonDepth) {
+        if (json_nesting_depth(*bytes) > kUrlStateMaxJsonDepth) {
             error(field, "embedded JSON nests deeper than " + std::to_string(kUrlStateMaxJsonDepth) + " levels");
             return std::nullopt;
         }

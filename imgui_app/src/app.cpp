@@ -143,14 +143,14 @@ void recompute(AppState& st) {
     const std::int64_t most = std::max<std::int64_t>(64, 2 * r.bill.max_micro_batch.value_or(r.bill.max_batch.value_or(1)));
     for (std::int64_t b : doubling(1, std::min<std::int64_t>(most, 1024), own_batch)) {
         (train ? probe.micro_batch : probe.batch) = b;
-        r.by_batch.push_back({static_cast<double>(b), static_cast<double>(estimate(probe).device_bytes) / 1073741824.0});
+        r.by_batch.push_back({static_cast<double>(b), static_cast<double>(estimate_peak(probe).device_bytes) / 1073741824.0});
     }
     probe = r.scenario;
     const std::int64_t own_len = train ? probe.seq_len : probe.prompt_len;
     const std::int64_t longest = std::max<std::int64_t>(4096, r.scenario.model.max_positions);
     for (std::int64_t len : doubling(256, std::min<std::int64_t>(longest, 1 << 20), own_len)) {
         (train ? probe.seq_len : probe.prompt_len) = len;
-        r.by_seq.push_back({static_cast<double>(len), static_cast<double>(estimate(probe).device_bytes) / 1073741824.0});
+        r.by_seq.push_back({static_cast<double>(len), static_cast<double>(estimate_peak(probe).device_bytes) / 1073741824.0});
     }
     r.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     st.results = std::move(r);

@@ -20,8 +20,9 @@ void Inputs(AppState& st) {
     if (ImGui::CollapsingHeader("Scenario JSON (every key)")) GuiScenarioJson(st);
 }
 
-void Answers(AppState& st) {
-    GuiVerdict(st);
+// The bill and what follows from it; the verdict leads unless the caller already drew it.
+void Answers(AppState& st, bool with_verdict = true) {
+    if (with_verdict) GuiVerdict(st);
     if (!st.results.ok) return;
     if (Section("Memory bill per GPU")) GuiBill(st);
     if (Section("Largest batch and context")) GuiFit(st);
@@ -46,14 +47,9 @@ void Page(AppState& st) {
         ImGui::EndChild();
     } else {
         ImGui::BeginChild("all", ImVec2(0, avail.y - footer), false);
-        GuiVerdict(st);
+        GuiVerdict(st);  // narrow windows: the answer first, then the question, then the details
         Inputs(st);
-        if (st.results.ok) {
-            if (Section("Memory bill per GPU")) GuiBill(st);
-            if (Section("Largest batch and context")) GuiFit(st);
-            if (Section("Memory curves and the training step")) GuiCharts(st);
-            if (Section("What to change")) GuiAdvisor(st);
-        }
+        Answers(st, false);
         ImGui::EndChild();
     }
     GuiFooter(st);

@@ -196,21 +196,18 @@ void GuiCharts(AppState& st) {
     const float fs = ImGui::GetFontSize();
     const bool side = ImGui::GetContentRegionAvail().x > fs * 40;
     const float half = side ? (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f : 0;
-    ImGui::BeginGroup();
-    if (side) ImGui::PushItemWidth(half);
-    ImGui::BeginChild("by_batch", ImVec2(half, fs * 12.5f), false);
-    ImGui::Text("Memory per GPU against %s", train ? "micro-batch" : "batch");
-    LineChart("batch", series(r.by_batch), train ? "micro-batch" : "batch", cap, cap * r.scenario.target_utilization, true, fs * 10.5f,
-              static_cast<double>(train ? r.scenario.micro_batch : r.scenario.batch));
-    ImGui::EndChild();
+    const double target = cap * r.scenario.target_utilization;
+    auto chart = [&](const char* id, const char* title, const std::vector<Results::Point>& pts, const char* x_label, double own) {
+        ImGui::BeginChild(id, ImVec2(half, fs * 12.5f), false);
+        ImGui::Text("Memory per GPU against %s", title);
+        LineChart(id, series(pts), x_label, cap, target, true, fs * 10.5f, own);
+        ImGui::EndChild();
+    };
+    chart("by_batch", train ? "micro-batch" : "batch", r.by_batch, train ? "micro-batch" : "batch",
+          static_cast<double>(train ? r.scenario.micro_batch : r.scenario.batch));
     if (side) ImGui::SameLine();
-    ImGui::BeginChild("by_seq", ImVec2(half, fs * 12.5f), false);
-    ImGui::Text("Memory per GPU against %s", train ? "sequence length" : "prompt length");
-    LineChart("seq", series(r.by_seq), train ? "seq_len" : "prompt_len", cap, cap * r.scenario.target_utilization, true, fs * 10.5f,
-              static_cast<double>(train ? r.scenario.seq_len : r.scenario.prompt_len));
-    ImGui::EndChild();
-    if (side) ImGui::PopItemWidth();
-    ImGui::EndGroup();
+    chart("by_seq", train ? "sequence length" : "prompt length", r.by_seq, train ? "seq_len" : "prompt_len",
+          static_cast<double>(train ? r.scenario.seq_len : r.scenario.prompt_len));
     if (train && !r.bill.timeline.empty()) {
         ImGui::Text("One training step, allocated memory event by event");
         TimelineChart(r.bill, fs * 6);

@@ -25,7 +25,7 @@ const char* help_text(const std::string& key) {
         {"micro_batch", "Sequences per GPU per forward/backward. Activations and logits grow linearly with it."},
         {"seq_len", "Tokens per sequence. Activations grow linearly (quadratically for eager attention's scores)."},
         {"grad_accum", "Micro-batches per optimizer step. Costs no activations, but the gradients then persist between micro-batches."},
-        {"checkpointing", "full: keep only each layer's input and recompute the layer in backward (activations shrink by ~10-30x, ~30 % more compute). "
+        {"checkpointing", "full: keep only each layer's input and recompute the layer in backward (one more forward pass: about a third more compute, Chen et al. 2016). "
                           "selective: recompute attention only. offload: layer inputs go to CPU memory."},
         {"attention", "eager keeps the seq x seq scores and probabilities per head; sdpa/flash keep only q, k, v, output and a small log-sum-exp."},
         {"loss", "standard materialises vocab x tokens logits in fp32 plus their gradient (often the largest single peak); chunked and fused do not."},

@@ -13,6 +13,10 @@ namespace vramcalc {
 // The bill for one scenario (the scenario must come from scenario_from_json, i.e. be valid).
 Bill estimate(const Scenario& s);
 
+// The same bill without the max-batch / max-context solvers (max_* left empty): one pass, for callers that
+// evaluate many points (memory curves, searches).
+Bill estimate_peak(const Scenario& s);
+
 // The largest micro_batch (training) or batch (inference) whose device_bytes stay within
 // target_utilization x GPU memory; 0 when even 1 does not fit. Capped at `cap`.
 std::int64_t solve_max_batch(const Scenario& s, std::int64_t cap = 1 << 16);
