@@ -5,6 +5,8 @@
 # New corpus entries go to build/fuzz-work/ (the committed corpus is only read). Any crash, leak, UB report
 # or broken invariant fails the run and leaves the input in build/fuzz-work/.
 #   bash tools/fuzz.sh [SECONDS] [TARGET...]     targets: config scenario url_state estimate
+# SECONDS 0 means no time limit; VRAMCALC_FUZZ_RUNS=N stops each target after N executions instead
+# (the 10-million-execution campaign: VRAMCALC_FUZZ_RUNS=10000000 bash tools/fuzz.sh 0 estimate).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SECONDS_EACH="${1:-60}"; shift || true
@@ -34,10 +36,12 @@ for t in "${TARGETS[@]}"; do
   # The seed corpus, where the target has one (git keeps no empty folder: the estimator target builds its
   # scenarios from raw bytes and starts from nothing).
   seeds=(); [ -d "$ROOT/tests/fuzz/corpus/$t" ] && seeds=("$ROOT/tests/fuzz/corpus/$t")
-  if "$bin" -max_total_time="$SECONDS_EACH" -print_final_stats=1 -artifact_prefix="$WORK/$t-" \
+  runs=(); [ -n "${VRAMCALC_FUZZ_RUNS:-}" ] && runs=(-runs="$VRAMCALC_FUZZ_RUNS")
+  start=$(date +%s)
+  if "$bin" -max_total_time="$SECONDS_EACH" "${runs[@]}" -print_final_stats=1 -artifact_prefix="$WORK/$t-" \
        "$WORK/$t" "${seeds[@]}" >"$log" 2>&1; then
     execs=$(awk '/stat::number_of_executed_units/{print $2}' "$log")
-    say "$t: ${execs:-?} executions in ${SECONDS_EACH} s, no crash, leak or UB"
+    say "$t: ${execs:-?} executions in $(( $(date +%s) - start )) s, no crash, leak or UB"
   else
     say "$t: FAILED (log: $log)"; grep -E "ERROR|INVARIANT|runtime error|SUMMARY" "$log" | head -5 >&2 || true
     rc=1

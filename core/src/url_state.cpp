@@ -425,6 +425,15 @@ public:
             if (dot == std::string_view::npos) break;
             start = dot + 1;
         }
+        if (path.size() > 1 && (path[0] == "v" || path[0] == "config")) {
+            // Both names are reserved by the format (docs/url-state.md): v is the version, config the
+            // base64url config.json. A link cannot give them sub-keys (the encoder never writes them).
+            error(field, "\"" + path[0] + "\" is reserved (" +
+                             (path[0] == "v" ? std::string("v=1 is the link's version") :
+                                               std::string("config=<base64url config.json>; set model keys as model.<key>")) +
+                             ") and takes no sub-keys");
+            return;
+        }
         if (path.size() == 1 && path[0] == "v") {
             if (have_version_) error("v", "given twice");
             have_version_ = true;

@@ -1,10 +1,12 @@
 #include "weight_formats.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "recipes.hpp"
 
@@ -52,6 +54,12 @@ const GgmlType& fallback(const GgmlType& t, i64 cols) {
 
 // use_more_bits (llama-quant.cpp): the first and last eighth of the layers and every third one between.
 bool use_more_bits(i64 i, i64 n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; }
+
+// The tests through which gguf_tensor_type's choice depends on the layer index i of n: i < 2
+// (i_attention_wv), i < n/16, i < n/8 and use_more_bits. Layers of one class get the same types.
+int layer_class(i64 i, i64 n) {
+    return (i < 2 ? 1 : 0) | (i < n / 16 ? 2 : 0) | (i < n / 8 ? 4 : 0) | (use_more_bits(i, n) ? 8 : 0);
+}
 
 std::string fmt_params(double n) {
     char buf[32];
@@ -242,8 +250,21 @@ WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_siz
         }
         // Spread the group over the decoder layers (count is layers x tensors per layer; MoE stacks with
         // dense first layers spread evenly, an approximation for the per-layer type choice only).
+        // gguf_tensor_type depends on the layer index only through four tests (layer_class), so each class
+        // is costed once, with the weight of all its layers, instead of once per layer (a 10,000-layer
+        // model is 16 calls, not 70,000). Other formats do not depend on the layer at all: one class.
         const double per_layer = count / static_cast<double>(L);
-        for (i64 i = 0; i < L; ++i) w.layers[static_cast<std::size_t>(i)] += per_layer * tensor_bytes(g, i, per_layer);
+        std::array<i64, 16> members{}, first{};
+        std::vector<unsigned char> cls(static_cast<std::size_t>(L));
+        for (i64 i = 0; i < L; ++i) {
+            const int c = gguf ? layer_class(i, L) : 0;
+            cls[static_cast<std::size_t>(i)] = static_cast<unsigned char>(c);
+            if (members[c]++ == 0) first[c] = i;
+        }
+        std::array<double, 16> bytes{};
+        for (int c = 0; c < 16; ++c)
+            if (members[c] > 0) bytes[c] = tensor_bytes(g, first[c], per_layer * static_cast<double>(members[c]));
+        for (i64 i = 0; i < L; ++i) w.layers[static_cast<std::size_t>(i)] += per_layer * bytes[cls[static_cast<std::size_t>(i)]];
     }
     for (auto& [t, n] : mix) w.gguf_mix.emplace_back(t, n);
     if (gguf && w.quantized_params > 0) {

@@ -33,7 +33,7 @@ inline void require(bool ok, const std::string& what, const Scenario* s = nullpt
 // What unit-properties.cpp checks, for every scenario: no negative bytes, the components sum to
 // device_bytes, allocated <= reserved <= device, fits agrees with the numbers, and the bill can be
 // written as JSON. Sums use overflow-checked arithmetic: a wrapped total is itself a failure.
-inline void check_bill(const Scenario& s, const Bill& b) {
+inline void check_bill(const Scenario& s, const Bill& b, bool write_json = true) {
     std::int64_t sum = 0;
     for (const auto& c : b.components) {
         require(c.bytes >= 0, "component " + c.id + " is negative: " + std::to_string(c.bytes), &s);
@@ -56,7 +56,7 @@ inline void check_bill(const Scenario& s, const Bill& b) {
     if (b.fits) require(within, "fits although device_bytes exceed the GPU", &s);
     if (!(s.workload == Workload::infer && s.framework == Framework::vllm))
         require(b.fits == within, "fits disagrees with the numbers", &s);
-    (void)bill_to_json(b).dump();  // throws (a crash here) on invalid UTF-8 in names or details
+    if (write_json) (void)bill_to_json(b).dump();  // throws (a crash here) on invalid UTF-8 in names or details
 }
 
 // Training: the max-micro-batch solver's answer fits within target_utilization x memory, and one more
