@@ -61,7 +61,7 @@ TEST_CASE("rlhf: verl 14B PPO on 4 x 80 GB holds ~91 GB of model states per GPU 
     CHECK_FALSE(b.fits);
 }
 
-TEST_CASE("rlhf: dpo runs chosen and rejected; precomputed reference and LoRA policies add no reference copy") {
+TEST_CASE("rlhf: dpo runs chosen and rejected, precomputed reference and LoRA policies add no reference copy") {
     json j = policy();
     j["rlhf"] = {{"algorithm", "dpo"}};
     const Bill dpo = bill(j);
