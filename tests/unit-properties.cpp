@@ -278,6 +278,13 @@ TEST_CASE("properties: tensor and pipeline parallelism never raise per-GPU memor
                 CHECK(d <= last);
                 last = d;
             }
+            last = std::numeric_limits<std::int64_t>::max();
+            for (int pp : {1, 2, 4}) {
+                INFO("pp " << pp);
+                const auto d = device({{"model", m}, {"workload", wl}, {"pp", pp}, {"num_gpus", pp}});
+                CHECK(d <= last);
+                last = d;
+            }
         }
     }
 }
