@@ -61,6 +61,18 @@ std::string render_bill(const Bill& b) {
     if (b.max_micro_batch) o += line("Largest micro-batch within the target utilisation: %lld\n", static_cast<long long>(*b.max_micro_batch));
     if (b.max_batch) o += line("Largest batch within the target utilisation: %lld\n", static_cast<long long>(*b.max_batch));
     if (b.max_seq_len) o += line("Longest seq_len at this micro-batch within the target utilisation: %lld\n", static_cast<long long>(*b.max_seq_len));
+    if (b.max_concurrent_sequences && (!b.max_batch || *b.max_concurrent_sequences != *b.max_batch))
+        o += line("Most concurrent sequences (prompt + generated tokens each): %lld\n", static_cast<long long>(*b.max_concurrent_sequences));
+    if (b.max_context) o += line("Longest context (prompt + generated tokens) at this batch: %lld tokens\n", static_cast<long long>(*b.max_context));
+    if (b.kv_pool_bytes) {
+        o += line("KV-cache pool: %s (%s)", format_gib(*b.kv_pool_bytes).c_str(), format_gb(*b.kv_pool_bytes).c_str());
+        if (b.kv_pool_sequences) o += line(", room for %lld full-length sequences", static_cast<long long>(*b.kv_pool_sequences));
+        o += "\n";
+    }
+    if (!b.layout.empty()) o += "Layout: " + b.layout + "\n";
+    if (b.rule_of_thumb_bytes > 0)
+        o += line("Rule of thumb, for comparison%s: %s (%s)\n", b.layout.empty() ? "" : " (whole model, all GPUs together)",
+                  format_gib(b.rule_of_thumb_bytes).c_str(), b.rule_of_thumb_formula.c_str());
     if (!b.peak_phase.empty()) o += "Peak during: " + b.peak_phase + "\n";
     for (const auto& w : b.warnings) o += "warning: " + w + "\n";
     return o;
