@@ -247,6 +247,22 @@ std::string scenario_summary(const json& e) {
     return o;
 }
 
+// Reference-entry fields for the workload groups of `validate --markdown` (a scenario without a workload
+// key is a training one, as scenario_from_json reads it).
+std::string workload_of(const json& e) {
+    if (!e.contains("scenario") || !e["scenario"].is_object()) return "";
+    const json& s = e["scenario"];
+    return s.contains("workload") && s["workload"].is_string() ? s["workload"].get<std::string>() : "train";
+}
+long long gpus_of(const json& e) {
+    const json& s = e["scenario"];
+    return s.contains("num_gpus") && s["num_gpus"].is_number_integer() ? s["num_gpus"].get<long long>() : 1;
+}
+bool trusted(const json& e) {
+    const std::string c = e.contains("confidence") && e["confidence"].is_string() ? e["confidence"].get<std::string>() : "";
+    return c == "high" || c == "medium";
+}
+
 // `validate --markdown [FILE...]`: the docs/validation.md page. Without files it reads the project's
 // reference data from tests/data/ (run from the repository root), so the regeneration command is one line.
 int cmd_validate_markdown(std::vector<std::string> paths) {
@@ -296,6 +312,30 @@ int cmd_validate_markdown(std::vector<std::string> paths) {
         for (std::size_t i = 0; i < groups.size(); ++i) {
             auto g = vc::validate_reference(groups[i], catalog());
             if (g.ok()) f.sources[i].report = *g;
+        }
+        // The groups the issues' floors are stated for: training runs of confidence high or medium (one GPU,
+        // several, both) and inference runs.
+        struct Group {
+            const char* label;
+            bool (*in)(const json&);
+        };
+        static const Group kGroups[] = {
+            {"training, confidence high or medium, any GPU count",
+             [](const json& e) { return workload_of(e) == "train" && trusted(e); }},
+            {"training, confidence high or medium, one GPU",
+             [](const json& e) { return workload_of(e) == "train" && trusted(e) && gpus_of(e) == 1; }},
+            {"training, confidence high or medium, several GPUs",
+             [](const json& e) { return workload_of(e) == "train" && trusted(e) && gpus_of(e) > 1; }},
+            {"inference, every confidence", [](const json& e) { return workload_of(e) == "infer"; }},
+        };
+        for (const auto& g : kGroups) {
+            json sel = json::array();
+            for (const json& e : *list)
+                if (e.contains("measured") && g.in(e)) sel.push_back(e);
+            if (sel.empty()) continue;
+            auto grp = vc::validate_reference(sel, catalog());
+            if (grp.ok() && (grp.value->count > 0 || grp.value->oom_total > 0))
+                f.workloads.push_back({g.label, static_cast<int>(sel.size()), *grp});
         }
         files.push_back(std::move(f));
     }

@@ -164,6 +164,14 @@ std::string render_validation_markdown(const std::vector<ValidationFile>& files)
                      pct_or_dash(g.report.count, g.report.p90_abs_pct_error) + " | " + oom_text(g.report) + " |\n";
             }
         }
+        if (!f.workloads.empty()) {
+            o += "\n### By workload\n\n| group | entries | compared | median \\|error\\| | p90 \\|error\\| | OOM predicted |\n"
+                 "|---|---|---|---|---|---|\n";
+            for (const auto& g : f.workloads)
+                o += "| " + cell(g.source) + line(" | %d | %d | ", g.entries, g.report.count) +
+                     pct_or_dash(g.report.count, g.report.median_abs_pct_error) + " | " +
+                     pct_or_dash(g.report.count, g.report.p90_abs_pct_error) + " | " + oom_text(g.report) + " |\n";
+        }
         // Per-entry rows: every compared run and every mismatch; skipped entries in a list of their own.
         std::string rows, skipped;
         for (std::size_t i = 0; i < r.entries.size(); ++i) {
