@@ -157,3 +157,46 @@ TEST_CASE("parallel: planner finds the fewest GPUs and lists each layout") {
     Scenario small = scenario({{"model", "qwen2.5-0.5b"}, {"micro_batch", 1}, {"seq_len", 512}});
     CHECK(plan_gpus(small).best.num_gpus == 1);
 }
+
+TEST_CASE("parallel: FSDP no_sync keeps unsharded gradients of every unit that trains (LitGPT)") {
+    // LoRA on Llama-2-7B over 2 GPUs, bf16-true: with accumulation, each decoder-layer unit (frozen base +
+    // adapters in one flat parameter) keeps a gradient of all its weights; without it only shards exist.
+    json j = {{"model", "llama-2-7b"}, {"framework", "litgpt"}, {"num_gpus", 2}, {"sharding", "fsdp-full"},
+              {"method", "lora"}, {"precision", "bf16"}, {"micro_batch", 1}, {"seq_len", 1024},
+              {"checkpointing", "full"}, {"gpu", "a100-80gb"}};
+    j["grad_accum"] = 1;
+    const auto one = bill(j).peak_allocated_bytes;
+    j["grad_accum"] = 8;
+    const Bill acc = bill(j);
+    const double layer_weights = 32.0 * (4096.0 * 4096 * 4 + 3.0 * 4096 * 11008 + 2 * 4096) * 2;  // bf16 B
+    CHECK(static_cast<double>(acc.peak_allocated_bytes - one) == Approx(layer_weights).epsilon(0.02));
+    // Off when the framework reduces every micro-batch, or when asked.
+    j["fsdp_no_sync"] = false;
+    CHECK(bill(j).peak_allocated_bytes - one < 200 * 1024 * 1024);
+    j.erase("fsdp_no_sync");
+    j["framework"] = "torchtune";
+    CHECK(scenario(j).fsdp_no_sync == false);
+    // Full fine-tuning: all of this rank's parameters' gradients, unsharded, instead of 1/dp of them.
+    json f = j;
+    f["framework"] = "litgpt";
+    f["method"] = "full";
+    f["grad_accum"] = 4;
+    f["num_gpus"] = 4;
+    const auto nosync = bill(f).peak_allocated_bytes;
+    f["fsdp_no_sync"] = false;
+    const auto synced = bill(f).peak_allocated_bytes;
+    const double P = 6738415616.0;  // Llama-2-7B parameters
+    CHECK(static_cast<double>(nosync - synced) == Approx(2.0 * P * 0.75).epsilon(0.05));
+}
+
+TEST_CASE("parallel: FSDP gathers QLoRA layers in their 4-bit form") {
+    json j = {{"model", "llama-3.1-70b"}, {"framework", "torchtune"}, {"num_gpus", 8}, {"sharding", "fsdp-full"},
+              {"micro_batch", 1}, {"seq_len", 1024}, {"checkpointing", "full"}, {"gpu", "h100-80gb"}};
+    j["method"] = "lora";
+    const auto lora = bill(j).component("gathered_params");
+    j["method"] = "qlora";
+    const auto qlora = bill(j).component("gathered_params");
+    // The root unit (embeddings + output, bf16) is the same; two layers shrink from 2 B to ~0.56 B/param.
+    CHECK(qlora < lora);
+    CHECK(static_cast<double>(lora - qlora) > 0.6 * 2 * 2 * 855.6e6);
+}

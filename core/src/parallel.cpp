@@ -258,6 +258,30 @@ void apply_parallel_training(const Scenario& s, const ActivationSetup& a, Bill& 
         } else if (fsdp && L.shard_grads) {
             extra_transient += layer_grad_unsharded;
         }
+        if (fsdp && s.fsdp_no_sync && s.grad_accum > 1 && !L.offload_optimizer && !m.count_only &&
+            s.method != Method::qlora && total > 0) {
+            // no_sync(): "FSDP will accumulate the full model gradients (instead of gradient shards) until the
+            // eventual sync" (torch.distributed.fsdp FullyShardedDataParallel.no_sync docs). A flat parameter
+            // needs a gradient when any tensor in it does, so a LoRA decoder-layer unit keeps an unsharded
+            // gradient of its frozen weights too, in their dtype (use_orig_params=True, which Fabric sets;
+            // FlatParamHandle). LitGPT's LoRA FSDP runs measured about one such copy above the sharded
+            // estimate (Lightning-AI/litgpt#676: the OOM goes away without no_backward_sync).
+            const double bytes_per_param = weights1 / total;
+            double unit_params = 0;
+            if (s.method == Method::full) {
+                unit_params = held;  // every unit trains
+            } else {
+                const double layers_here = std::min(sp.layers_per_stage, static_cast<double>(in1.trained_layers));
+                unit_params = layers_here * sp.layer / tp;
+                if (s.method == Method::lora && s.lora.train_embeddings) {
+                    const bool has_first = first_stage || L.pp == 1, has_last = !first_stage || L.pp == 1;
+                    unit_params += (static_cast<double>(has_first ? pb.embeddings : 0) +
+                                    static_cast<double>(has_last ? pb.lm_head : 0)) / tp;
+                }
+            }
+            st.grad_total = std::max(st.grad_total, unit_params * bytes_per_param);
+            st.grads_persist = true;
+        }
 
         // Activations: tp splits what lies between the column- and row-parallel linears (sp also the rest),
         // cp splits the sequence (Megatron context parallelism), pp keeps ceil(L / pp) layers per stage and
@@ -313,8 +337,20 @@ void apply_parallel_training(const Scenario& s, const ActivationSetup& a, Bill& 
             // norm under transformer auto-wrap) stays unsharded through forward and backward
             // (torch.distributed.fsdp FullyShardedDataParallel docs). Gathered in the compute dtype.
             if (L.shard_weights) {
-                gathered = (sp.non_layer / tp + 2 * sp.layer / tp) * a.compute;
-                gathered_detail = "FSDP: root unit + 2 decoder-layer units unsharded (current + prefetched)";
+                // QLoRA layers are gathered in their stored 4/8-bit form: torchtune's NF4Tensor all-gathers its
+                // packed data (fsdp_pre_all_gather) and FSDP-QLoRA stores bitsandbytes weights in a 16-bit
+                // quant_storage flat parameter; dequantisation happens per matmul (counted in activations).
+                double layer_bytes = a.compute;
+                if (s.method == Method::qlora && m.hidden > 0) {
+                    const std::string fmt = s.quantization == Quantization::nf4      ? "nf4"
+                                            : s.quantization == Quantization::nf4_dq ? "nf4-dq"
+                                                                                     : "int8";
+                    const double q = quantized_linear_bytes(fmt, m.hidden, m.hidden);
+                    if (q > 0) layer_bytes = q / (static_cast<double>(m.hidden) * static_cast<double>(m.hidden));
+                }
+                gathered = sp.non_layer / tp * a.compute + 2 * sp.layer / tp * layer_bytes;
+                gathered_detail = std::string("FSDP: root unit + 2 decoder-layer units unsharded (current + prefetched)") +
+                                  (s.method == Method::qlora ? ", layers in their quantised form" : "");
             }
         } else if (s.sharding == Sharding::none && L.dp > 1 && s.framework != Framework::megatron) {
             // DistributedDataParallel keeps its gradient buckets (bucket_cap_mb = 25) as a second copy of the

@@ -115,7 +115,7 @@ const std::set<std::string>& known_keys() {
     static const std::set<std::string> k = {
         "model", "model_hub_id", "workload", "framework", "gpu", "num_gpus", "target_utilization", "method",
         "precision", "optimizer", "lora", "quantization", "trainable_layers", "micro_batch", "seq_len",
-        "grad_accum", "optimizer_in_backward", "compile", "checkpointing", "attention", "loss", "sharding", "offload", "tp", "pp", "cp", "ep", "sp",
+        "grad_accum", "optimizer_in_backward", "compile", "fsdp_no_sync", "checkpointing", "attention", "loss", "sharding", "offload", "tp", "pp", "cp", "ep", "sp",
         "rlhf", "weights", "kv_dtype", "batch", "prompt_len", "gen_len", "gpu_memory_utilization", "extra",
         "group_size", "max_model_len", "max_num_seqs", "max_num_batched_tokens", "block_size", "enforce_eager",
         "n_ctx", "n_gpu_layers", "n_ubatch"};
@@ -448,6 +448,7 @@ Result<Scenario> scenario_from_json(const json& j, const Catalog& cat) {
     s.grad_accum = r.integer_or({"grad_accum"}, 1, 1, kMaxCount);
     s.optimizer_in_backward = r.boolean_or("optimizer_in_backward", false);
     s.compile = r.boolean_or("compile", false);
+    s.fsdp_no_sync = r.boolean_or("fsdp_no_sync", s.framework == Framework::litgpt);
     s.checkpointing = read_enum(r, j, "checkpointing", d.checkpointing);
     s.attention = read_enum(r, j, "attention", Attention::sdpa);
     s.loss = read_enum(r, j, "loss", d.loss);
@@ -540,6 +541,7 @@ json scenario_to_json(const Scenario& s) {
         j["grad_accum"] = s.grad_accum;
         if (s.optimizer_in_backward) j["optimizer_in_backward"] = true;
         if (s.compile) j["compile"] = true;
+        if (s.fsdp_no_sync != (s.framework == Framework::litgpt)) j["fsdp_no_sync"] = s.fsdp_no_sync;
         j["checkpointing"] = to_string(s.checkpointing);
         j["attention"] = to_string(s.attention);
         j["loss"] = to_string(s.loss);

@@ -49,6 +49,7 @@ const char* help_text(const std::string& key) {
         {"trainable_layers", "method freeze: how many of the last layers train."},
         {"compile", "torch.compile: the compiler recomputes cheap pointwise ops in backward instead of keeping their outputs."},
         {"optimizer_in_backward", "Steps each parameter's optimizer as soon as its gradient is ready, so the full set of gradients never exists at once."},
+        {"fsdp_no_sync", "FSDP with gradient accumulation: skip the gradient reduce-scatter until the last micro-batch (no_sync), keeping unsharded gradients meanwhile. On by default for LitGPT."},
         {"group_size", "GPTQ/AWQ: one scale (and zero) per group of input channels; -1 = one group per output channel."},
         {"max_num_seqs", "vLLM: the most sequences scheduled at once; sizes the sampler's profiled peak."},
         {"max_model_len", "vLLM: the longest sequence it accepts (0 = the model's maximum)."},

@@ -93,6 +93,12 @@ struct Scenario {
     bool optimizer_in_backward = false;
     // torch.compile of the layers and the loss (torchtune `compile: True`): see activations.hpp.
     bool compile = false;
+    // FSDP with gradient accumulation: the loop skips the gradient reduce-scatter on accumulating
+    // micro-batches (FSDP no_sync(), Lightning Fabric's no_backward_sync), so every unit holding a trainable
+    // parameter keeps its whole unsharded gradient between micro-batches. Default: on for litgpt (its
+    // finetune loops wrap backward in fabric.no_backward_sync), off elsewhere (torchtune and DeepSpeed
+    // reduce every micro-batch).
+    bool fsdp_no_sync = false;
     Checkpointing checkpointing = Checkpointing::none;
     Attention attention = Attention::sdpa;
     Loss loss = Loss::standard;
