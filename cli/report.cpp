@@ -131,7 +131,8 @@ std::string render_validation_markdown(const std::vector<ValidationFile>& files)
         "(`tests/data/README.md`). How each estimate is computed: [methodology.md](methodology.md).\n\n"
         "Error = |estimate − measured| / measured, for the statistic the source reports: `allocated`\n"
         "(torch `max_memory_allocated`; `active` is compared with it), `reserved` (`max_memory_reserved`) or\n"
-        "`device` (nvidia-smi). An OOM run counts as predicted when the estimate does not fit on the GPU.\n"
+        "`device` (nvidia-smi); for serving engines `kv_pool` (the KV-cache pool vLLM logs) or `weights` (the\n"
+        "weight memory it logs). An OOM run counts as predicted when the estimate does not fit on the GPU.\n"
         "Percentiles use the nearest rank. Sizes in GiB (2^30 bytes).\n\n"
         "## Summary\n\n| reference file | result |\n|---|---|\n";
     for (const auto& f : files) {

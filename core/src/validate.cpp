@@ -91,6 +91,14 @@ EntryResult run_measured(const json& e, const std::string& id, const Catalog& ca
     double est = static_cast<double>(b.peak_allocated_bytes);
     if (r.metric == "reserved") est = static_cast<double>(b.peak_reserved_bytes);
     else if (r.metric == "device") est = static_cast<double>(b.device_bytes);
+    // Serving-engine log figures (vLLM's startup log): its KV-cache block pool and its weights per GPU.
+    else if (r.metric == "kv_pool") est = b.kv_pool_bytes ? static_cast<double>(*b.kv_pool_bytes) : 0.0;
+    else if (r.metric == "weights") est = static_cast<double>(b.component("weights"));
+    else if (r.metric != "allocated" && r.metric != "active") {
+        r.status = "error";
+        r.message = "measured.metric \"" + r.metric + "\" unknown (allowed: allocated, active, reserved, device, kv_pool, weights)";
+        return r;
+    }
     r.estimated = est * gpus;
     r.abs_pct_error = r.expected > 0 ? std::fabs(r.estimated - r.expected) / r.expected * 100.0 : 0.0;
     r.status = "ok";
