@@ -292,7 +292,8 @@ int cmd_validate_markdown(std::vector<std::string> paths) {
         vc::cli::ValidationFile f;
         f.path = path;
         f.report = *rep;
-        std::vector<json> groups;
+        std::vector<std::vector<vc::EntryResult>> groups;  // entry results per source (one per entry, in order)
+        std::size_t n = 0;
         for (const json& e : *list) {  // all objects: validate_reference rejected anything else
             const std::string src = e.contains("source") && e["source"].is_string() ? e["source"].get<std::string>()
                                                                                     : "(no source given)";
@@ -302,17 +303,14 @@ int cmd_validate_markdown(std::vector<std::string> paths) {
             if (idx < 0) {
                 idx = static_cast<int>(f.sources.size());
                 f.sources.push_back({src, 0, {}});
-                groups.push_back(json::array());
+                groups.emplace_back();
             }
             ++f.sources[static_cast<std::size_t>(idx)].entries;
-            groups[static_cast<std::size_t>(idx)].push_back(e);
+            groups[static_cast<std::size_t>(idx)].push_back(rep->entries[n++]);
             f.entry_source.push_back(idx);
             f.entry_scenario.push_back(scenario_summary(e));
         }
-        for (std::size_t i = 0; i < groups.size(); ++i) {
-            auto g = vc::validate_reference(groups[i], catalog());
-            if (g.ok()) f.sources[i].report = *g;
-        }
+        for (std::size_t i = 0; i < groups.size(); ++i) f.sources[i].report = vc::summarize(std::move(groups[i]));
         // The groups the issues' floors are stated for: training runs of confidence high or medium (one GPU,
         // several, both) and inference runs.
         struct Group {
@@ -329,13 +327,12 @@ int cmd_validate_markdown(std::vector<std::string> paths) {
             {"inference, every confidence", [](const json& e) { return workload_of(e) == "infer"; }},
         };
         for (const auto& g : kGroups) {
-            json sel = json::array();
-            for (const json& e : *list)
-                if (e.contains("measured") && g.in(e)) sel.push_back(e);
-            if (sel.empty()) continue;
-            auto grp = vc::validate_reference(sel, catalog());
-            if (grp.ok() && (grp.value->count > 0 || grp.value->oom_total > 0))
-                f.workloads.push_back({g.label, static_cast<int>(sel.size()), *grp});
+            std::vector<vc::EntryResult> sel;
+            for (std::size_t i = 0; i < list->size(); ++i)
+                if ((*list)[i].contains("measured") && g.in((*list)[i])) sel.push_back(rep->entries[i]);
+            const int entries = static_cast<int>(sel.size());
+            const vc::ValidationReport grp = vc::summarize(std::move(sel));
+            if (grp.count > 0 || grp.oom_total > 0) f.workloads.push_back({g.label, entries, grp});
         }
         files.push_back(std::move(f));
     }

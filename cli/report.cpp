@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "vramcalc/bill_format.hpp"
 #include "vramcalc/units.hpp"
 
 namespace vramcalc::cli {
@@ -13,16 +14,7 @@ std::string line(const char* fmt, auto... args) {
     return buf;
 }
 
-// A Markdown table cell: no pipes or line breaks inside.
-std::string cell(const std::string& text) {
-    std::string o;
-    for (char c : text) {
-        if (c == '|') o += "\\|";
-        else if (c == '\n' || c == '\r') o += ' ';
-        else o += c;
-    }
-    return o;
-}
+std::string cell(const std::string& text) { return markdown_cell(text); }
 
 std::string pct_or_dash(int count, double pct) { return count > 0 ? line("%.1f %%", pct) : "–"; }
 

@@ -24,16 +24,6 @@ std::string csv_field(const std::string& s) {
     return out + '"';
 }
 
-// Markdown table cells cannot hold '|' or line breaks.
-std::string md_cell(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        if (c == '|') out += "\\|";
-        else if (c == '\n' || c == '\r') out += ' ';
-        else out += c;
-    }
-    return out;
-}
 
 std::string share(std::int64_t part, std::int64_t whole) {
     if (whole <= 0) return "";
@@ -49,6 +39,16 @@ std::string verdict(const Bill& b) {
 }
 
 }  // namespace
+
+std::string markdown_cell(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '|') out += "\\|";
+        else if (c == '\n' || c == '\r') out += ' ';
+        else out += c;
+    }
+    return out;
+}
 
 std::string bill_to_csv(const Bill& b) {
     std::string out = "component,bytes,GiB,share_of_device,detail\r\n";
@@ -66,13 +66,13 @@ std::string bill_to_csv(const Bill& b) {
 }
 
 std::string bill_to_markdown(const Bill& b) {
-    std::string out = "## " + md_cell(b.model_name) + " on " + md_cell(b.gpu.name) + "\n\n";
+    std::string out = "## " + markdown_cell(b.model_name) + " on " + markdown_cell(b.gpu.name) + "\n\n";
     out += "**" + format_gib(b.device_bytes) + " of " + format_gib(b.gpu.memory_bytes) + " per GPU: " + verdict(b) +
            ".** (GiB = 2^30 bytes)\n\n";
     out += "| component | GiB | bytes | share | how |\n|---|---:|---:|---:|---|\n";
     for (const auto& c : b.components)
-        out += "| " + md_cell(c.id) + " | " + gib3(c.bytes) + " | " + std::to_string(c.bytes) + " | " +
-               share(c.bytes, b.device_bytes) + " | " + md_cell(c.detail) + " |\n";
+        out += "| " + markdown_cell(c.id) + " | " + gib3(c.bytes) + " | " + std::to_string(c.bytes) + " | " +
+               share(c.bytes, b.device_bytes) + " | " + markdown_cell(c.detail) + " |\n";
     out += "\n| peak | GiB | bytes |\n|---|---:|---:|\n";
     out += "| allocated (max_memory_allocated) | " + gib3(b.peak_allocated_bytes) + " | " +
            std::to_string(b.peak_allocated_bytes) + " |\n";
@@ -83,7 +83,7 @@ std::string bill_to_markdown(const Bill& b) {
     if (b.max_micro_batch) out += "\nLargest micro-batch that fits: " + std::to_string(*b.max_micro_batch) + "\n";
     if (b.max_batch) out += "\nLargest batch that fits: " + std::to_string(*b.max_batch) + "\n";
     if (b.max_seq_len) out += "\nLongest sequence at this micro-batch: " + std::to_string(*b.max_seq_len) + " tokens\n";
-    for (const auto& w : b.warnings) out += "\n> warning: " + md_cell(w) + "\n";
+    for (const auto& w : b.warnings) out += "\n> warning: " + markdown_cell(w) + "\n";
     return out;
 }
 

@@ -239,8 +239,7 @@ void training(const Scenario& s, Bill& b, BillWriter& w) {
         trainable = adapters + embed_trainable;
         b.trainable_parameters = to_bytes(trainable);
         if (s.method == Method::qlora) {
-            const std::string fmt = s.quantization == Quantization::nf4 ? "nf4"
-                                    : s.quantization == Quantization::nf4_dq ? "nf4-dq" : "int8";
+            const std::string fmt = detail::qlora_format(s.quantization);
             // bitsandbytes replaces the decoder's nn.Linear layers; lm_head stays unquantized
             // (transformers get_keys_to_not_convert). PEFT's prepare_model_for_kbit_training casts the
             // remaining 16-bit parameters (embeddings, norms, lm_head) to fp32.

@@ -342,10 +342,7 @@ void apply_parallel_training(const Scenario& s, const ActivationSetup& a, Bill& 
                 // quant_storage flat parameter; dequantisation happens per matmul (counted in activations).
                 double layer_bytes = a.compute;
                 if (s.method == Method::qlora && m.hidden > 0) {
-                    const std::string fmt = s.quantization == Quantization::nf4      ? "nf4"
-                                            : s.quantization == Quantization::nf4_dq ? "nf4-dq"
-                                                                                     : "int8";
-                    const double q = quantized_linear_bytes(fmt, m.hidden, m.hidden);
+                    const double q = quantized_linear_bytes(qlora_format(s.quantization), m.hidden, m.hidden);
                     if (q > 0) layer_bytes = q / (static_cast<double>(m.hidden) * static_cast<double>(m.hidden));
                 }
                 gathered = sp.non_layer / tp * a.compute + 2 * sp.layer / tp * layer_bytes;

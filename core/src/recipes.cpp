@@ -45,6 +45,10 @@ double optimizer_bytes_per_param(Optimizer o, double state_bytes) {
     return 0;
 }
 
+const char* qlora_format(Quantization q) {
+    return q == Quantization::nf4 ? "nf4" : q == Quantization::nf4_dq ? "nf4-dq" : "int8";
+}
+
 double plain_dtype_bytes(const std::string& f) {
     if (f == "fp32") return 4;
     if (f == "bf16" || f == "fp16" || f == "gguf-f16") return 2;

@@ -25,6 +25,9 @@ double optimizer_bytes_per_param(Optimizer o, double state_bytes);
 // for a tensor with `rows` outputs and `cols` inputs. Returns <0 for an unknown format.
 double quantized_linear_bytes(const std::string& format, i64 rows, i64 cols);
 
+// The quantized_linear_bytes format name of a QLoRA base (nf4, nf4-dq; int8 otherwise).
+const char* qlora_format(Quantization q);
+
 // Bytes per element of a 16/32-bit or 8-bit float format name, or 0 if not a plain dtype.
 double plain_dtype_bytes(const std::string& format);
 

@@ -170,8 +170,7 @@ Result<ValidationReport> validate_reference(const json& reference, const Catalog
         out.errors.push_back({"reference", "expected a JSON array of entries (the format of shared/reference/)"});
         return out;
     }
-    ValidationReport rep;
-    std::vector<double> errs;
+    std::vector<EntryResult> results;
     for (std::size_t i = 0; i < list->size(); ++i) {
         const json& e = (*list)[i];
         if (!e.is_object()) {
@@ -184,33 +183,46 @@ Result<ValidationReport> validate_reference(const json& reference, const Catalog
         try {
         if (e.contains("parameters") && e["parameters"].is_number_integer() && e.contains("config")) {
             r = run_parameters(e, id);
-            ++rep.params_total;
-            if (r.status == "exact") ++rep.params_exact;
         } else if (e.contains("measured")) {
             r = run_measured(e, id, cat);
-            if (r.metric == "oom") {
-                ++rep.oom_total;
-                if (r.status == "oom-correct") ++rep.oom_correct;
-            }
-            if (r.abs_pct_error) errs.push_back(*r.abs_pct_error);
         } else if (e.contains("expected")) {
             r = run_formula(e, id, cat);
-            ++rep.formulas_total;
-            if (r.status == "matched") ++rep.formulas_matched;
         } else {
             r = {id, "skipped", "skipped", "", 0, 0, std::nullopt, "no parameters, measurement or expected figure"};
         }
         } catch (const std::exception& ex) {  // a field of the wrong JSON type deep in an entry
             r = {id, "error", "error", "", 0, 0, std::nullopt, std::string("malformed entry: ") + ex.what()};
         }
-        rep.entries.push_back(std::move(r));
+        results.push_back(std::move(r));
     }
+    out.value = summarize(std::move(results));
+    return out;
+}
+
+ValidationReport summarize(std::vector<EntryResult> entries) {
+    ValidationReport rep;
+    std::vector<double> errs;
+    for (const auto& r : entries) {
+        if (r.kind == "parameters") {
+            ++rep.params_total;
+            if (r.status == "exact") ++rep.params_exact;
+        } else if (r.kind == "measured") {
+            if (r.metric == "oom") {
+                ++rep.oom_total;
+                if (r.status == "oom-correct") ++rep.oom_correct;
+            }
+            if (r.abs_pct_error) errs.push_back(*r.abs_pct_error);
+        } else if (r.kind == "formula") {
+            ++rep.formulas_total;
+            if (r.status == "matched") ++rep.formulas_matched;
+        }
+    }
+    rep.entries = std::move(entries);
     rep.count = static_cast<int>(errs.size());
     rep.median_abs_pct_error = median(errs);
     rep.p90_abs_pct_error = percentile_nearest_rank(errs, 0.9);
     rep.max_abs_pct_error = errs.empty() ? 0 : *std::max_element(errs.begin(), errs.end());
-    out.value = std::move(rep);
-    return out;
+    return rep;
 }
 
 json report_to_json(const ValidationReport& r) {

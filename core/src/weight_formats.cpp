@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <map>
 #include <set>
-#include <vector>
 
 #include "recipes.hpp"
 
@@ -254,17 +253,14 @@ WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_siz
         // is costed once, with the weight of all its layers, instead of once per layer (a 10,000-layer
         // model is 16 calls, not 70,000). Other formats do not depend on the layer at all: one class.
         const double per_layer = count / static_cast<double>(L);
+        auto cls = [&](i64 i) { return gguf ? layer_class(i, L) : 0; };
         std::array<i64, 16> members{}, first{};
-        std::vector<unsigned char> cls(static_cast<std::size_t>(L));
-        for (i64 i = 0; i < L; ++i) {
-            const int c = gguf ? layer_class(i, L) : 0;
-            cls[static_cast<std::size_t>(i)] = static_cast<unsigned char>(c);
-            if (members[c]++ == 0) first[c] = i;
-        }
+        for (i64 i = 0; i < L; ++i)
+            if (members[cls(i)]++ == 0) first[cls(i)] = i;
         std::array<double, 16> bytes{};
         for (int c = 0; c < 16; ++c)
             if (members[c] > 0) bytes[c] = tensor_bytes(g, first[c], per_layer * static_cast<double>(members[c]));
-        for (i64 i = 0; i < L; ++i) w.layers[static_cast<std::size_t>(i)] += per_layer * bytes[cls[static_cast<std::size_t>(i)]];
+        for (i64 i = 0; i < L; ++i) w.layers[static_cast<std::size_t>(i)] += per_layer * bytes[cls(i)];
     }
     for (auto& [t, n] : mix) w.gguf_mix.emplace_back(t, n);
     if (gguf && w.quantized_params > 0) {

@@ -15,4 +15,7 @@ std::string bill_to_markdown(const Bill& b);
 // One line a screen reader (or a test) can read: "Llama 3.1 8B on H100 80GB: 45.2 GiB of 79.6 GiB, fits".
 std::string bill_summary(const Bill& b);
 
+// Text made safe for one Markdown table cell: '|' escaped, line breaks as spaces.
+std::string markdown_cell(const std::string& text);
+
 }  // namespace vramcalc

@@ -37,6 +37,10 @@ struct ValidationReport {
 // `reference` is a JSON array of entries (or an object holding one under "entries"/"runs"/"cases").
 Result<ValidationReport> validate_reference(const nlohmann::json& reference, const Catalog& catalog);
 
+// The summary figures (counts, median, p90, max) of a set of entry results: validate_reference's report,
+// or the same for any subset of its entries (by source, by workload) without estimating them again.
+ValidationReport summarize(std::vector<EntryResult> entries);
+
 nlohmann::json report_to_json(const ValidationReport& r);
 
 // KV-cache bytes per token for one sequence (all layers): 2 x layers x kv_heads x head_dim x bytes, or
