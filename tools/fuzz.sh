@@ -30,7 +30,6 @@ if [ ! -f "$BUILD/build.ninja" ]; then
 fi
 cmake --build "$BUILD" -j "$JOBS" $(printf -- '--target fuzz_%s ' "${TARGETS[@]}") >/dev/null
 
-export LSAN_OPTIONS="${LSAN_OPTIONS:-}"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 rc=0

@@ -90,7 +90,7 @@ void frame(void*) {
         p.frames_left = 3;
     }
     p.app->update();
-    if (p.frames_left <= 0 && !p.app->state().dirty) return;  // idle: draw nothing, the browser keeps the last frame
+    if (p.frames_left <= 0) return;  // idle: draw nothing, the browser keeps the last frame
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();

@@ -24,6 +24,10 @@ namespace {
 
 using detail::Recipe;
 
+// torchtune's CEWithChunkedOutputLoss splits the logits into num_output_chunks = 8 (its default, which the
+// recipes keep).
+constexpr double kTorchtuneLossChunks = 8;
+
 std::int64_t to_bytes(double b) {
     return detail::saturated_bytes(b);  // checked.hpp: saturates, never wraps
 }
@@ -114,7 +118,7 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
         // fp32 log-softmax is kept. standard: the model's output.float() logits (fp32) are that input;
         // chunked: the 16-bit logit chunks are, and one chunk's gradient exists at a time in backward.
         const bool chunked = s.loss == Loss::chunked;
-        const double chunks = chunked ? 8.0 : 1.0;
+        const double chunks = chunked ? kTorchtuneLossChunks : 1.0;
         const double in_bytes = chunked || upcast == 0 ? c : upcast;  // the 16-bit chunks, or the fp32 logits
         l.saved = in_bytes * V * T + 4 * T;
         l.forward_peak = chunked ? 0 : c * V * T;
@@ -144,7 +148,7 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
             // each chunk is upcast and its log-softmax saved; only one chunk's upcast exists at a time.
             const double chunks = s.framework == Framework::litgpt
                                       ? std::max(1.0, std::ceil(static_cast<double>(s.seq_len) / 128.0))
-                                      : 8.0;
+                                      : kTorchtuneLossChunks;
             l.saved = 4 * V * T;
             l.forward_peak = c * V * T + upcast * V * T / chunks;
             l.backward_peak = c * V * T + upcast * V * T / chunks;
@@ -405,8 +409,6 @@ Bill estimate_once(const Scenario& s) {
         });
     else
         training(s, b, w);
-    if (s.workload == Workload::infer && (s.num_gpus > 1 || s.tp * s.pp * s.cp * s.ep > 1))
-        b.warnings.push_back("multi-GPU layouts are not modelled yet: the bill is for one GPU holding everything");
 
     std::int64_t allocated = 0;
     for (const auto& c : b.components) allocated = std::min<std::int64_t>(INT64_MAX / 2, allocated + c.bytes);

@@ -16,13 +16,12 @@
 
 #include "checked.hpp"
 #include "recipes.hpp"
+#include "vramcalc/units.hpp"
 #include "vramcalc/validate.hpp"
 #include "weight_formats.hpp"
 
 namespace vramcalc::detail {
 namespace {
-
-constexpr double kGiB = 1073741824.0;
 
 std::int64_t to_bytes(double b) {
     return saturated_bytes(b);  // checked.hpp: saturates, never wraps
@@ -56,8 +55,6 @@ std::int64_t component_sum(const Bill& b) {
 std::int64_t reserved_bytes(const TorchOverheads& o, std::int64_t allocated) {
     return std::max(allocated, saturated_bytes(o.reserved_from_allocated(static_cast<double>(allocated)), kSaturatedTotalBytes));
 }
-
-bool is_gguf(const std::string& f) { return f.rfind("gguf-", 0) == 0; }
 
 // The compute dtype's bytes: fp32 checkpoints compute in fp32; everything else in 16 bit.
 double compute_bytes(const Scenario& s) { return s.weights == "fp32" ? 4.0 : 2.0; }
@@ -129,7 +126,8 @@ double layer_forward_bytes(const Scenario& s, double T, double prompt, double c,
     double mlp = 0;
     if (m.moe.experts > 0) {
         // Routed experts see top_k/E of the tokens each (one expert at a time in transformers' loop);
-        // fp32 router probabilities; the shared expert sees all tokens.
+        // fp32 router probabilities; the shared expert sees all tokens; the T x h output the experts'
+        // results are summed into (final_hidden_states in the transformers MoE blocks).
         const double Ie = static_cast<double>(m.moe.expert_intermediate);
         const double share = static_cast<double>(m.moe.top_k) / static_cast<double>(m.moe.experts);
         mlp = 3 * T * share * Ie * c + T * static_cast<double>(m.moe.experts) * 4 +
@@ -177,15 +175,7 @@ void torch_engine(const Scenario& s, Bill& b, const WeightBytes& w, const TorchO
     double cache_len = len;
     if (s.framework == Framework::torchtune)
         cache_len = static_cast<double>(s.max_model_len > 0 ? s.max_model_len : std::max<i64>(m.max_positions, s.prompt_len + s.gen_len));
-    const double eb = kv_element_bytes(s);
-    auto kv_tokens = [&](double t) {
-        double total = 0;
-        for (i64 i = 0; i < Lp; ++i) {
-            const double tokens = layer_slides(m, i) && engine_trims_window(s) ? std::min(t, static_cast<double>(m.sliding_window)) : t;
-            total += kv_layer_token_bytes(s, eb) * tokens;
-        }
-        return total * batch;
-    };
+    auto kv_tokens = [&](double t) { return kv_bytes_for_tokens(s, t) * batch; };
     const double kv_end = kv_tokens(cache_len);
     const double kv_prefill = stat ? kv_end : kv_tokens(P);
 
@@ -205,7 +195,7 @@ void torch_engine(const Scenario& s, Bill& b, const WeightBytes& w, const TorchO
     const double decode = kv_end + decode_act + logits_decode;
     const bool prefill_peak = prefill > decode;
     add(b, "kv_cache", prefill_peak ? kv_prefill : kv_end,
-        num(kv_layer_token_bytes(s, eb) * static_cast<double>(Lp)) + " B/token x " + num(prefill_peak && !stat ? P : cache_len) +
+        num(kv_layer_token_bytes(s, kv_element_bytes(s)) * static_cast<double>(Lp)) + " B/token x " + num(prefill_peak && !stat ? P : cache_len) +
             " tokens x " + std::to_string(s.batch) + (stat ? " (static cache)" : " (cache grows with the sequence)"));
     add(b, "activations", (prefill_peak ? prefill_act : decode_act) + mask,
         prefill_peak ? "prefill of " + num(batch * P) + " tokens, one layer at a time (MLP intermediates)"
@@ -254,7 +244,9 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w, const TorchOv
     const double eb = kv_element_bytes(s);
     const double per_token_layer = kv_layer_token_bytes(s, eb);
     const double block = static_cast<double>(s.block_size);
-    // One sequence's blocks: per layer, ceil(tokens / block) blocks (sliding layers stop at the window).
+    // One sequence's blocks: per layer, ceil(tokens / block) blocks. A sliding layer keeps only the
+    // window, but a window that starts inside a block still holds that whole block: window + block
+    // tokens bound it (vLLM v1 frees a sliding layer's blocks once they fall wholly outside the window).
     auto seq_bytes = [&](double len) {
         double t = 0;
         for (i64 i = 0; i < Lp; ++i) {
@@ -307,19 +299,23 @@ void llamacpp_engine(const Scenario& s, Bill& b, const WeightBytes& w, const Tor
         (i >= L - gpu_layers ? gpu_w : cpu_w) += w.layers[static_cast<std::size_t>(i)];
     add(b, "weights", gpu_w, (w.detail.empty() ? s.weights : w.detail) + ", " + std::to_string(gpu_layers) + " of " +
                                  std::to_string(L) + " layers on the GPU" + (output_gpu ? " + output" : ""));
-    const double eb = kv_element_bytes(s);
+    const double per_token_layer = kv_layer_token_bytes(s, kv_element_bytes(s));
     const double n_ctx = static_cast<double>(s.n_ctx);
     double gpu_kv = 0, cpu_kv = 0;
     for (i64 i = 0; i < L; ++i) {
+        // Sliding-window layers get their own cache of n_swa + n_ubatch cells for one sequence
+        // (llama-kv-cache-iswa.cpp, llama_kv_cache_iswa: size_swa = min(size_base, n_swa * n_seq_max + n_ubatch)).
         const double cells = layer_slides(m, i) ? std::min(n_ctx, static_cast<double>(m.sliding_window + s.n_ubatch)) : n_ctx;
-        (i >= L - gpu_layers ? gpu_kv : cpu_kv) += kv_layer_token_bytes(s, eb) * cells;
+        (i >= L - gpu_layers ? gpu_kv : cpu_kv) += per_token_layer * cells;
     }
-    add(b, "kv_cache", gpu_kv, num(kv_layer_token_bytes(s, eb) * static_cast<double>(L)) + " B/token x n_ctx " + num(n_ctx) +
+    add(b, "kv_cache", gpu_kv, num(per_token_layer * static_cast<double>(L)) + " B/token x n_ctx " + num(n_ctx) +
                                    " cells (" + to_string(s.kv_dtype) + ")");
     const double ub = static_cast<double>(std::min<i64>(s.n_ubatch, s.n_ctx));
     const double kq = s.attention == Attention::flash ? 0 : static_cast<double>(m.heads) * n_ctx * ub * 4;
+    // Two f32 ubatch x n_ff FFN tensors (gate and up) are live at the product.
     const double ffn = ub * static_cast<double>(std::max(m.intermediate, m.moe.expert_intermediate)) * 4 * 2;
     const double logits = output_gpu ? static_cast<double>(m.vocab) * ub * 4 : 0;
+    // Beside the largest of those: the f32 residual stream of the ubatch and the layer's output (inpL, cur).
     const double compute = gpu_layers > 0 ? std::max({kq, ffn, logits}) + 2 * ub * static_cast<double>(m.hidden) * 4 : 0;
     add(b, "compute_buffer", compute, "ggml CUDA compute buffer for a " + num(ub) + "-token ubatch" +
                                           (kq > 0 ? " (f32 KQ scores, no flash attention)" : ""));
@@ -350,10 +346,13 @@ double kv_element_bytes(const Scenario& s) {
 }
 
 double kv_bytes_for_tokens(const Scenario& s, double tokens) {
+    const double per_token_layer = kv_layer_token_bytes(s, kv_element_bytes(s));
+    const bool trims = engine_trims_window(s);
+    const i64 layers = layers_per_stage(s);
     double t = 0;
-    for (i64 i = 0; i < layers_per_stage(s); ++i) {
-        const double n = layer_slides(s.model, i) && engine_trims_window(s) ? std::min(tokens, static_cast<double>(s.model.sliding_window)) : tokens;
-        t += kv_layer_token_bytes(s, kv_element_bytes(s)) * n;
+    for (i64 i = 0; i < layers; ++i) {
+        const double n = layer_slides(s.model, i) && trims ? std::min(tokens, static_cast<double>(s.model.sliding_window)) : tokens;
+        t += per_token_layer * n;
     }
     return t;
 }
@@ -389,7 +388,8 @@ void rule_of_thumb(const Scenario& s, Bill& b) {
     char buf[160];
     if (s.workload == Workload::infer) {
         // "Parameters x bytes per parameter x 1.2": the 20 % covers KV cache and activations at modest
-        // batch and context (quoted widely, e.g. the shared notes' memory-model section 3).
+        // batch and context (EleutherAI, "Transformer Math 101", 2023: total inference memory is about
+        // 1.2 x the model's memory).
         const double bpp = nominal_bytes_per_param(s.weights);
         b.rule_of_thumb_bytes = to_bytes(P * bpp * 1.2);
         std::snprintf(buf, sizeof buf, "params x %.3g B (%s) x 1.2 (common rule of thumb)", bpp, s.weights.c_str());

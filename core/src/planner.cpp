@@ -30,6 +30,8 @@ Plan plan_gpus(const Scenario& base, std::int64_t max_gpus) {
             std::vector<std::pair<std::int64_t, std::int64_t>> mp = {{1, 1}};
             if (base.framework == Framework::megatron) {
                 mp.clear();
+                // Tensor parallelism stays within one node's NVLink domain: at most 8 GPUs (Narayanan et al.
+                // 2021, the Megatron-LM scaling paper, takeaway 1: tensor parallelism up to the GPUs of a server).
                 for (std::int64_t tp = 1; tp <= std::min<std::int64_t>(8, n); tp *= 2) {
                     if (base.model.heads > 0 && base.model.heads % tp != 0) continue;
                     for (std::int64_t pp = 1; tp * pp <= n && pp <= std::max<std::int64_t>(1, base.model.layers); pp *= 2)
@@ -44,7 +46,7 @@ Plan plan_gpus(const Scenario& base, std::int64_t max_gpus) {
                 s.tp = tp;
                 s.pp = pp;
                 s.cp = 1;
-                const Bill b = estimate(s);
+                const Bill b = estimate_peak(s);  // the bill without the max-batch solvers: only its bytes are read
                 PlanCandidate c;
                 c.num_gpus = n;
                 c.sharding = sh;

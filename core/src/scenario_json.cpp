@@ -345,12 +345,10 @@ void read_rlhf(Scenario& s, const json& j, const Catalog& cat, Result<Scenario>&
     x.group_size = x.algorithm == RlhfAlgorithm::grpo ? 8 : 1;
     x.rollout_gpu_memory_utilization = x.algorithm == RlhfAlgorithm::grpo ? 0.3 : 0.5;
     x.rollout_released = x.algorithm == RlhfAlgorithm::ppo;
+    // A role whose key is absent keeps the default `present` set above.
     read_role(x.critic, r, "critic", s, cat, out, true);
     read_role(x.reference, r, "reference", s, cat, out, false);
     read_role(x.reward, r, "reward", s, cat, out, false);
-    if (!r.contains("critic")) x.critic.present = x.algorithm == RlhfAlgorithm::ppo;
-    if (!r.contains("reference")) x.reference.present = true;
-    if (!r.contains("reward")) x.reward.present = x.algorithm == RlhfAlgorithm::ppo;
     x.group_size = fr.integer_or({"group_size"}, x.group_size, 1, 4096);
     x.prompt_len = fr.integer_or({"prompt_len"}, x.prompt_len, 1, kMaxTokens);
     x.gen_len = fr.integer_or({"gen_len"}, x.gen_len, 1, kMaxTokens);

@@ -26,8 +26,6 @@ const GgmlType kTypes[] = {
 
 const GgmlType& T(const char* name) { return *ggml_type(name); }
 
-bool is_gguf(const std::string& f) { return f.rfind("gguf-", 0) == 0; }
-
 // The ftype's default tensor type (llama-quant.cpp, llama_model_quantize_impl: the switch on ftype).
 const GgmlType& gguf_default(const std::string& ftype) {
     static const std::map<std::string, const char*> d = {

@@ -50,6 +50,9 @@ struct WeightBytes {
 // Sets `ok` false for an unknown format. Unquantised tensors keep 16 bits (fp32 for "fp32").
 WeightBytes weight_bytes(const ModelSpec& m, const std::string& format, i64 group_size, bool* ok = nullptr);
 
+// A `weights` value naming a GGUF file type ("gguf-q4_k_m", ...).
+inline bool is_gguf(const std::string& format) { return format.rfind("gguf-", 0) == 0; }
+
 // Nominal bytes per parameter of a format (what the rule of thumb multiplies by): 2 for bf16, 0.5 for
 // 4-bit, GGUF by its base type's bits.
 double nominal_bytes_per_param(const std::string& format);

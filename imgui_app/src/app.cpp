@@ -91,6 +91,7 @@ void App::update() {
     if (!st_.dirty) return;
     st_.dirty = false;
     recompute(st_);
+    if (!st_.scenario_text_edited) st_.scenario_text = st_.scenario.dump(2);  // the "Scenario JSON" editor
     st_.platform->set_url_state(url_state());
     st_.platform->save_setting("scenario", st_.scenario.dump());
 }

@@ -5,6 +5,7 @@
 
 #include <misc/cpp/imgui_stdlib.h>  // after imgui.h (it does not include it)
 #include "vramcalc/bill_format.hpp"
+#include "vramcalc/json_text.hpp"
 
 namespace vramcalc::ui {
 
@@ -75,22 +76,25 @@ void GuiExport(AppState& st) {
 // The scenario as text: every key the core reads (RLHF roles, engine settings, ...) is reachable here,
 // and the same text is what the CLI and the JS API take.
 void GuiScenarioJson(AppState& st) {
-    if (!st.scenario_text_edited) st.scenario_text = st.scenario.dump(2);
     const float fs = ImGui::GetFontSize();
     if (ImGui::InputTextMultiline("##scenario", &st.scenario_text, ImVec2(-1, fs * 12))) st.scenario_text_edited = true;
     if (ImGui::Button("Apply JSON")) {
-        nlohmann::json j = nlohmann::json::parse(st.scenario_text, nullptr, false);
-        if (j.is_discarded() || !j.is_object()) {
+        std::string why;
+        auto j = parse_json_text(st.scenario_text, why);  // depth-limited, like the CLI and the JS API
+        if (!j || !j->is_object()) {
             set_status(st, "The scenario text is not a JSON object.", true);
         } else {
-            st.scenario = std::move(j);
+            st.scenario = std::move(*j);
             st.dirty = true;
             st.scenario_text_edited = false;
             set_status(st, "Scenario applied.");
         }
     }
     ImGui::SameLine();
-    if (ImGui::Button("Revert")) st.scenario_text_edited = false;
+    if (ImGui::Button("Revert")) {
+        st.scenario_text_edited = false;
+        st.scenario_text = st.scenario.dump(2);
+    }
     ImGui::SameLine();
     ImGui::TextDisabled("Keys: shared/spec/scenario.md, docs/methodology.md");
 }

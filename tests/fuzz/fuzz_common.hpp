@@ -15,10 +15,7 @@
 
 namespace vramcalc::fuzz {
 
-inline const Catalog& catalog() {
-    static const Catalog c = *builtin_catalog().value;
-    return c;
-}
+inline const Catalog& catalog() { return *builtin_catalog().value; }
 
 [[noreturn]] inline void broken(const std::string& what, const Scenario* s = nullptr) {
     std::fprintf(stderr, "INVARIANT BROKEN: %s\n", what.c_str());
