@@ -75,7 +75,7 @@ TEST_CASE("inference: GPTQ and AWQ packing with group size") {
     const Scenario s = scenario(infer(""));
     ModelSpec one;
     one.layers = 1;
-    one.params.push_back({"q_proj", ParamCategory::attention, 4096, 4096, false, 1, true, false, 0});
+    one.params.push_back({"q_proj", ParamCategory::attention, Role::q, 4096, 4096, false, 1, true, false, 0});
     // GPTQ 4-bit, group 128: qweight 4096*4096/2, qzeros 32 groups x 4096/8 int32, fp16 scales, int32 g_idx.
     const double gptq = 4096.0 * 4096 / 2 + 32 * 512 * 4 + 32 * 4096 * 2 + 4096 * 4;
     CHECK(detail::weight_bytes(one, "gptq-int4", 128).total() == gptq);

@@ -1,18 +1,50 @@
 #include "activations.hpp"
 
 #include <algorithm>
+#include <initializer_list>
+
+#include "lora_targets.hpp"
 
 namespace vramcalc::detail {
 namespace {
+
+// Roles of the linears that read a layer's (normed) input: Megatron's column-parallel linears.
+bool reads_layer_input(Role r) {
+    switch (r) {
+        case Role::q: case Role::k: case Role::v: case Role::qkv: case Role::q_a: case Role::kv_a:
+        case Role::gate: case Role::up: case Role::gate_up: case Role::router:
+            return true;
+        default:
+            return false;
+    }
+}
+
+// The linears of one kind in a layer: the first group of each module name with one of `roles`, among the
+// routed experts' tensors or the others.
+std::vector<const ParamGroup*> linears_with(const ModelSpec& m, std::initializer_list<Role> roles, bool routed) {
+    std::vector<const ParamGroup*> out;
+    for (const auto& g : m.params) {
+        if (!g.is_linear || g.routed_expert != routed) continue;
+        if (std::find(roles.begin(), roles.end(), g.role) == roles.end()) continue;
+        const bool seen = std::any_of(out.begin(), out.end(), [&](const ParamGroup* o) { return o->name == g.name; });
+        if (!seen) out.push_back(&g);
+    }
+    return out;
+}
+
+bool has_role(const std::vector<const ParamGroup*>& gs, Role r) {
+    return std::any_of(gs.begin(), gs.end(), [&](const ParamGroup* g) { return g->role == r; });
+}
 
 struct Layer {
     const ModelSpec& m;
     const ActivationSetup& a;
     std::vector<SavedTensor> out;
 
-    void save(std::string op, double per_token, double per_key = 0, bool core = false) {
-        if (per_token > 0 || per_key > 0) out.push_back({std::move(op), per_token, per_key, core});
+    void save(std::string op, double per_token, double per_key = 0, bool core = false, bool replicated = false) {
+        if (per_token > 0 || per_key > 0) out.push_back({std::move(op), per_token, per_key, core, replicated});
     }
+    void save_replicated(std::string op, double per_token) { save(std::move(op), per_token, 0, false, true); }
     double c() const { return a.compute; }
 
     // A normalisation of the residual stream. Returns the dtype bytes of its output.
@@ -20,53 +52,50 @@ struct Layer {
         const auto h = static_cast<double>(m.hidden);
         if (a.compiled) {
             // Compiled: the input and a per-row fp32 rstd (LayerNorm: mean too); the rest is recomputed.
-            save(std::string(name) + " (input + rstd; compiled)", a.residual * h + (m.norm == NormKind::rms ? 4 : 8));
+            save_replicated(std::string(name) + " (input + rstd; compiled)", a.residual * h + (m.norm == NormKind::rms ? 4 : 8));
             return m.norm == NormKind::rms ? a.residual : (a.autocast ? 4 : a.residual);
         }
         if (m.norm == NormKind::rms) {
             // LlamaRMSNorm: x.to(float32) -> pow/mean/rsqrt -> x * rsqrt -> weight * x.to(input_dtype).
             // pow and the rsqrt product save the fp32 input (a copy unless it already is fp32); the
             // weight product saves the normalised tensor when the weight is trained.
-            save(std::string(name) + " (fp32 input)", 4 * h);
-            if (a.train_norms) save(std::string(name) + " (normalised)", a.residual * h);
+            save_replicated(std::string(name) + " (fp32 input)", 4 * h);
+            if (a.train_norms) save_replicated(std::string(name) + " (normalised)", a.residual * h);
             return a.residual;
         }
         // layer_norm saves its input (mean and rstd are per row: 8 bytes per token). Under autocast it runs
         // in fp32 (autocast's fp32 op list), so its output is fp32.
-        save(std::string(name) + " (input)", a.residual * h + 8);
+        save_replicated(std::string(name) + " (input)", a.residual * h + 8);
         return a.autocast ? 4 : a.residual;
     }
 
     // A group of linears reading the same input of width `in` (bytes/element `in_bytes`).
     // Trained linears save their input: once if already in the compute dtype, else one cast copy each
     // (autocast casts per call). LoRA adapters on them save the adapter input and rank-r intermediate.
-    void linears(const std::string& what, const std::vector<std::string>& names, double in, double in_bytes,
+    void linears(const std::string& what, const std::vector<const ParamGroup*>& gs, double in, double in_bytes,
                  bool trained, bool pointwise_input = false) {
         // Under torch.compile an input that a pointwise op produced is recomputed, not kept.
         const bool rebuilt = a.compiled && pointwise_input;
+        const bool column = !gs.empty() && reads_layer_input(gs.front()->role);
         if ((trained || a.frozen_linears_save_input) && !rebuilt) {
-            if (in_bytes == c() || !a.autocast) save(what + " input", in_bytes * in);
-            else save(what + " input (autocast copies)", static_cast<double>(names.size()) * c() * in);
+            const double n = static_cast<double>(std::max<std::size_t>(1, gs.size()));
+            if (in_bytes == c() || !a.autocast) save(what + " input", in_bytes * in, 0, false, column);
+            else save(what + " input (autocast copies)", n * c() * in, 0, false, column);
         }
         if (!a.lora) return;
-        for (const auto& n : names) {
-            if (!lora_matches(n)) continue;
+        for (const ParamGroup* g : gs) {
+            if (!lora_targets(a.lora_setup, *g)) continue;
             // PEFT LoRA: dropout (a mask when p > 0), lora_A on the input cast to the adapter dtype (under
             // autocast, cast again to bf16), lora_B on the rank-r intermediate.
             const double ab = a.autocast ? c() : a.adapter_bytes;
-            if (a.lora_setup.dropout > 0) save("lora " + n + " dropout mask", in);
-            if (!rebuilt || a.lora_setup.dropout > 0) save("lora " + n + " A input", ab * in);
-            save("lora " + n + " B input", ab * static_cast<double>(a.lora_setup.rank));
+            if (a.lora_setup.dropout > 0) save("lora " + g->name + " dropout mask", in);
+            if (!rebuilt || a.lora_setup.dropout > 0) save("lora " + g->name + " A input", ab * in, 0, false, column);
+            save("lora " + g->name + " B input", ab * static_cast<double>(a.lora_setup.rank));
         }
-    }
-    bool lora_matches(const std::string& n) const {
-        if (a.lora_setup.all_linear) return true;
-        const auto& t = a.lora_setup.targets;
-        return std::find(t.begin(), t.end(), n) != t.end();
     }
 
     void dropout(const char* name, double p, double elems) {
-        if (p > 0) save(std::string(name) + " dropout mask", elems);
+        if (p > 0) save_replicated(std::string(name) + " dropout mask", elems);
     }
 
     void attention() {
@@ -78,40 +107,32 @@ struct Layer {
         const double in_bytes = norm("input_layernorm");
         const bool t = a.train_linears;
         if (m.attention == AttentionKind::mla) {
-            // DeepSeek MLA: q_a/kv_a read the normed input, their ranks feed RMSNorms and q_b/kv_b.
-            linears("attn.q_a/kv_a_proj", {"q_a_proj", "kv_a_proj_with_mqa"}, h, in_bytes, t, true);
+            // DeepSeek MLA: q_a/kv_a (or a plain q_proj) read the normed input, their ranks feed RMSNorms
+            // and q_b/kv_b.
+            linears("attn.q_a/kv_a_proj", linears_with(m, {Role::q_a, Role::kv_a, Role::q}, false), h, in_bytes, t, true);
             const double ql = static_cast<double>(m.mla.q_lora_rank), kl = static_cast<double>(m.mla.kv_lora_rank);
-            save("attn.q_a/kv_a_layernorm (fp32 input)", 4 * (ql + kl));
-            linears("attn.q_b_proj", {"q_b_proj"}, ql, c(), t);
-            linears("attn.kv_b_proj", {"kv_b_proj"}, kl, c(), t);
+            save_replicated("attn.q_a/kv_a_layernorm (fp32 input)", 4 * (ql + kl));
+            linears("attn.q_b_proj", linears_with(m, {Role::q_b}, false), ql, c(), t);
+            linears("attn.kv_b_proj", linears_with(m, {Role::kv_b}, false), kl, c(), t);
         } else {
-            std::vector<std::string> names = {"q_proj", "k_proj", "v_proj"};
-            const std::string& ty = m.model_type;
-            if (ty == "gpt2") names = {"c_attn"};
-            else if (ty == "qwen") names = {"c_attn"};
-            else if (ty == "baichuan") names = {"W_pack"};
-            else if (ty == "phi3") names = {"qkv_proj"};
-            else if (ty == "gpt_neox" || ty == "falcon" || ty == "bloom") names = {"query_key_value"};
-            else if (ty == "bert") names = {"query", "key", "value"};
-            else if (ty == "t5" || ty == "mt5") names = {"q", "k", "v"};
-            linears("attn.qkv", names, h, in_bytes, t, true);
+            const auto qkv = linears_with(m, {Role::q, Role::k, Role::v, Role::qkv}, false);
+            linears("attn.qkv", qkv, h, in_bytes, t, true);
             // With one fused qkv output, q, k and v are views into a single storage. Rotary embeddings
             // replace q and k by new tensors, but when K/V are not expanded (as many KV heads as query
             // heads, so no copy) the v view that attention saves keeps the whole fused output alive:
             // its q and k parts stay allocated next to the roped copies.
-            const bool rope = !(ty == "gpt2" || ty == "bert" || ty == "opt" || ty == "bloom" || ty == "t5" || ty == "mt5");
-            const bool fused = a.fused_qkv || names.size() == 1;
-            if (fused && rope && m.kv_heads == m.heads && !a.compiled)
+            const bool fused = a.fused_qkv || has_role(qkv, Role::qkv);
+            if (fused && m.traits.rope && m.kv_heads == m.heads && !a.compiled)
                 save("attn.fused qkv output kept alive by the saved v view (q and k parts)", c() * (q + k), 0, true);
         }
-        if (m.qk_norm) save("attn.q_norm/k_norm (fp32 input)", 4 * (q + k) + a.residual * (q + k) * (a.train_norms ? 1 : 0));
+        if (m.qk_norm) save_replicated("attn.q_norm/k_norm (fp32 input)", 4 * (q + k) + a.residual * (q + k) * (a.train_norms ? 1 : 0));
         if (a.attention == Attention::eager) {
             // softmax(q k^T / sqrt(d)): q and k saved by the first matmul, the softmax output (fp32 in HF
             // Llama-style eager attention, compute dtype in GPT-2/BERT), its cast or dropout output saved
             // by the matmul with v, plus v.
             // softmax is on autocast's fp32 list (aten/src/ATen/autocast_mode.cpp), so under AMP it always
             // returns fp32, whatever the model's own code does.
-            const bool fp32_softmax = a.autocast || !(m.model_type == "gpt2" || m.model_type == "bert" || m.model_type == "opt");
+            const bool fp32_softmax = a.autocast || m.traits.eager_softmax_fp32;
             save("attn.q, k (scores matmul)", c() * (q + k), 0, true);
             save("attn.softmax output", 0, (fp32_softmax ? 4.0 : c()) * H, true);
             if (m.attention_dropout > 0) {
@@ -126,13 +147,7 @@ struct Layer {
             save("attn.sdpa output", c() * q, 0, true);
             save("attn.sdpa log-sum-exp (fp32)", 4 * H, 0, true);
         }
-        const char* o_name = m.model_type == "gpt2" || m.model_type == "qwen" ? "c_proj"
-                             : (m.model_type == "gpt_neox" || m.model_type == "falcon" || m.model_type == "bloom" ||
-                                m.model_type == "phi" || m.model_type == "bert")
-                                 ? "dense"
-                             : m.model_type == "opt" ? "out_proj"
-                             : (m.model_type == "t5" || m.model_type == "mt5") ? "o" : "o_proj";
-        linears("attn.o_proj", {o_name}, H * static_cast<double>(m.v_head_dim), c(), t,
+        linears("attn.o_proj", linears_with(m, {Role::o}, false), H * static_cast<double>(m.v_head_dim), c(), t,
                 a.attention != Attention::eager);  // compiled: a transposed copy of the saved SDPA output
         dropout("attn.residual", m.hidden_dropout, h);
     }
@@ -140,60 +155,52 @@ struct Layer {
     void mlp(double in_bytes) {
         const auto h = static_cast<double>(m.hidden);
         const bool t = a.train_linears;
-        auto gated = [&](const std::string& what, double I, double tokens_share, double in_b) {
-            // gate/up read the input; act(gate) saves gate; act * up saves both; down saves the product.
+        auto gated = [&](const std::string& what, double I, double tokens_share, double in_b, bool routed) {
+            // gate/up (or one fused gate_up) read the input; act(gate) saves gate; act * up saves both; down
+            // saves the product.
             Layer sub{m, a, {}};
-            sub.linears(what + ".gate/up_proj", {"gate_proj", "up_proj"}, h, in_b, t, true);
+            sub.linears(what + ".gate/up_proj", linears_with(m, {Role::gate, Role::up, Role::gate_up}, routed), h, in_b, t, true);
             if (a.compiled) {
                 sub.save(what + ".gate and up outputs (compiled: act and product recomputed)", 2 * c() * I);
             } else {
                 sub.save(what + ".act_fn input", c() * I);
                 sub.save(what + ".act_fn output * up", 2 * c() * I);
             }
-            sub.linears(what + ".down_proj", {"down_proj"}, I, c(), t, true);
-            for (auto& x : sub.out) save(x.op, x.per_token * tokens_share);
+            sub.linears(what + ".down_proj", linears_with(m, {Role::down}, routed), I, c(), t, true);
+            for (auto& x : sub.out) save(x.op, x.per_token * tokens_share, 0, false, x.tp_replicated);
         };
         if (m.moe.experts > 0 && m.moe.moe_layers > 0) {
             // One representative MoE layer (layers are mostly MoE): the router (fp32 softmax over experts),
             // each token copied to top_k experts, expert MLPs, and the weighted expert outputs.
             const auto E = static_cast<double>(m.moe.experts), K = static_cast<double>(m.moe.top_k);
-            linears("moe.gate (router)", {"gate"}, h, in_bytes, t);
+            linears("moe.gate (router)", linears_with(m, {Role::router}, false), h, in_bytes, t);
             save("moe.router softmax (fp32)", 4 * E);
             save("moe.dispatched expert inputs", K * c() * h);
-            gated("moe.experts", static_cast<double>(m.moe.expert_intermediate), K, c());
+            gated("moe.experts", static_cast<double>(m.moe.expert_intermediate), K, c(), true);
             save("moe.expert outputs x routing weight", K * c() * h);
             if (m.moe.shared_intermediate > 0)
-                gated("moe.shared_experts", static_cast<double>(m.moe.shared_intermediate), 1, in_bytes);
+                gated("moe.shared_experts", static_cast<double>(m.moe.shared_intermediate), 1, in_bytes, false);
             return;
         }
         const auto I = static_cast<double>(m.intermediate);
         if (m.mlp == MlpKind::gated) {
-            gated("mlp", I, 1, in_bytes);
+            gated("mlp", I, 1, in_bytes, false);
         } else {
             // fc1 -> GeLU (saves its input) -> fc2 (saves the GeLU output).
-            std::vector<std::string> fc1 = {"fc1"}, fc2 = {"fc2"};
-            const std::string& ty = m.model_type;
-            if (ty == "gpt2") fc1 = {"c_fc"}, fc2 = {"c_proj"};
-            else if (ty == "gpt_neox" || ty == "falcon" || ty == "bloom") fc1 = {"dense_h_to_4h"}, fc2 = {"dense_4h_to_h"};
-            else if (ty == "bert") fc1 = {"intermediate.dense"}, fc2 = {"output.dense"};
-            else if (ty == "t5" || ty == "mt5") fc1 = {"wi"}, fc2 = {"wo"};
-            linears("mlp.fc1", fc1, h, in_bytes, t, true);
+            linears("mlp.fc1", linears_with(m, {Role::up}, false), h, in_bytes, t, true);
             save("mlp.act input", c() * I);
-            linears("mlp.fc2", fc2, I, c(), t, true);
+            linears("mlp.fc2", linears_with(m, {Role::down}, false), I, c(), t, true);
         }
         dropout("mlp.residual", m.hidden_dropout, h);
     }
 };
-
-// Families whose attention and MLP read the same normed input (one norm per layer).
-bool parallel_block(const ModelSpec& m) { return m.model_type == "phi" || m.model_type == "falcon"; }
 
 }  // namespace
 
 std::vector<SavedTensor> layer_saved_tensors(const ModelSpec& m, const ActivationSetup& a) {
     Layer l{m, a, {}};
     l.attention();
-    const double in_bytes = parallel_block(m) ? (a.autocast && m.norm == NormKind::layer ? 4 : a.residual)
+    const double in_bytes = m.traits.parallel_block ? (a.autocast && m.norm == NormKind::layer ? 4 : a.residual)
                                               : l.norm("post_attention_layernorm");
     l.mlp(in_bytes);
     return l.out;

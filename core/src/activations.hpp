@@ -23,6 +23,11 @@ struct SavedTensor {
     double per_token = 0;    // bytes per token (scales with micro_batch x seq_len)
     double per_token_key = 0;  // bytes per token per key position (x seq_len again: eager scores)
     bool attention_core = false;  // dropped by selective recomputation
+    // Megatron tensor parallelism leaves it whole on every rank unless sequence parallelism splits it: the
+    // norms and their outputs that feed the column-parallel linears, those linears' (and their LoRA
+    // adapters') inputs, and the residual dropout masks (Korthikanti et al. 2022, Sec. 4.2.2: the "10 sbh"
+    // of the 34 sbh stay replicated).
+    bool tp_replicated = false;
 };
 
 struct ActivationSetup {

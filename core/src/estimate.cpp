@@ -13,6 +13,7 @@
 
 #include "activations.hpp"
 #include "checked.hpp"
+#include "lora_targets.hpp"
 #include "recipes.hpp"
 #include "parallel.hpp"
 #include "rlhf.hpp"
@@ -53,14 +54,6 @@ struct BillWriter {
         b.components.push_back({id, to_bytes(bytes), std::move(detail)});
     }
 };
-
-// PEFT matches target_modules against module names by suffix; our inventory names are the HF
-// leaf names. "all-linear" means every nn.Linear except the output layer (PEFT's rule).
-bool lora_targets(const LoraSetup& l, const ParamGroup& g) {
-    if (!g.is_linear) return false;
-    if (l.all_linear) return g.category != ParamCategory::lm_head;
-    return std::find(l.targets.begin(), l.targets.end(), g.name) != l.targets.end();
-}
 
 // Parameters of the last N layers (method "freeze", LLaMA-Factory's freeze_trainable_layers): the
 // per-layer tensors of the decoder stack, averaged over layers (MoE/dense mixes differ by layer).
@@ -134,10 +127,10 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
             l.forward_peak = (c + upcast) * V * T;
             l.backward_peak = (upcast + c) * V * T;
             l.detail = "full logits (" + std::to_string(static_cast<int>(c)) + " B) + fp32 upcast + fp32 log-softmax";
-            if (m.model_type == "qwen") {
-                // Qwen (1.x) remote code, QWenLMHeadModel.forward: shift_logits = lm_logits[..., :-1, :].contiguous()
-                // copies the 16-bit logits before the loss, and the slice's backward builds a zero-filled
-                // full-size gradient before copying into it.
+            if (m.traits.shifted_logits_copy) {
+                // Qwen (1.x) remote code, QWenLMHeadModel.forward (families.cpp): the shifted 16-bit logits
+                // are copied before the loss, and the slice's backward builds a zero-filled full-size
+                // gradient before copying into it.
                 l.forward_peak += c * V * T;
                 l.backward_peak += c * V * T;
                 l.detail += " + shifted copy (Qwen remote code)";
@@ -169,27 +162,54 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
     return l;
 }
 
-// LitGPT's GPT always builds lm_head as its own nn.Linear, and its Hugging Face converter fills it from
-// the tied embedding when the checkpoint has no lm_head.weight, so a tied model holds two copies
-// (litgpt/model.py GPT.__init__; scripts/convert_hf_checkpoint.py).
-ModelSpec litgpt_untied(const ModelSpec& src) {
+// LitGPT builds its own module layout from a checkpoint (litgpt/model.py; scripts/convert_hf_checkpoint.py):
+//  - lm_head is always its own nn.Linear, filled from the tied embedding when the checkpoint has no
+//    lm_head.weight, so a tied model holds two copies;
+//  - q, k and v are one fused `attn` linear whose LoRA (LoRAQKVLinear) adapts each slice on its own
+//    (lora_query / lora_key / lora_value), so a fused HF projection is listed as its q, k, v slices;
+//  - the gated MLP is fc_1 / fc_2 / proj (LLaMAMLP): Phi-3's fused gate_up_proj is split into fc_1 and fc_2.
+// LitGPT's targets are roles, so the slices carry the Llama-style names the scenario's targets use.
+ModelSpec litgpt_layout(const ModelSpec& src) {
     ModelSpec m = src;
-    m.tied_embeddings = false;
-    ParamGroup g;
-    g.name = "lm_head";
-    g.category = ParamCategory::lm_head;
-    g.rows = m.vocab;
-    g.cols = m.hidden;
-    g.is_linear = true;
-    m.params.push_back(g);
+    std::vector<ParamGroup> out;
+    for (const auto& g : src.params) {
+        auto part = [&](const char* name, Role role, i64 rows) {
+            ParamGroup p = g;
+            p.name = name;
+            p.role = role;
+            p.rows = rows;
+            out.push_back(p);
+        };
+        if (g.role == Role::qkv && g.rows == (m.heads + 2 * m.kv_heads) * m.head_dim) {
+            part("q_proj", Role::q, m.heads * m.head_dim);
+            part("k_proj", Role::k, m.kv_heads * m.head_dim);
+            part("v_proj", Role::v, m.kv_heads * m.head_dim);
+        } else if (g.role == Role::gate_up) {
+            part("gate_proj", Role::gate, g.rows / 2);
+            part("up_proj", Role::up, g.rows - g.rows / 2);
+        } else {
+            out.push_back(g);
+        }
+    }
+    m.params = std::move(out);
+    if (m.tied_embeddings && m.arch == Arch::decoder) {
+        m.tied_embeddings = false;
+        ParamGroup g;
+        g.name = "lm_head";
+        g.category = ParamCategory::lm_head;
+        g.role = Role::lm_head;
+        g.rows = m.vocab;
+        g.cols = m.hidden;
+        g.is_linear = true;
+        m.params.push_back(g);
+    }
     return m;
 }
 
 void training(const Scenario& s, Bill& b, BillWriter& w) {
-    const bool untie = s.framework == Framework::litgpt && s.model.tied_embeddings && !s.model.count_only &&
-                       s.model.arch == Arch::decoder;
-    const ModelSpec untied = untie ? litgpt_untied(s.model) : ModelSpec{};
-    const ModelSpec& m = untie ? untied : s.model;
+    const bool own_layout = s.framework == Framework::litgpt && !s.model.count_only;
+    const ModelSpec litgpt = own_layout ? litgpt_layout(s.model) : ModelSpec{};
+    const ModelSpec& m = own_layout ? litgpt : s.model;
     const ParamBreakdown p = count_parameters(m);
     const Recipe r = detail::training_recipe(s.precision, s.framework);
     const double total = static_cast<double>(p.total);
@@ -232,13 +252,18 @@ void training(const Scenario& s, Bill& b, BillWriter& w) {
         double adapters = 0, adafactor = 0;
         const double rank = static_cast<double>(s.lora.rank);
         for (const auto& g : m.params) {
-            if (!lora_targets(s.lora, g)) continue;
+            if (!detail::lora_targets(s.lora, g)) continue;
             adapters += rank * static_cast<double>(g.rows + g.cols) * static_cast<double>(g.count);  // A: r x in, B: out x r
             adafactor += adafactor_bytes(s.lora.rank, g.cols, g.count) + adafactor_bytes(g.rows, s.lora.rank, g.count);
         }
         if (m.count_only) b.warnings.push_back("LoRA needs the model's shapes: give a config.json, not only a parameter count");
-        if (adapters == 0 && !m.count_only)
-            b.warnings.push_back("no module matches the LoRA targets: use \"all-linear\" or names such as q_proj, v_proj");
+        if (adapters == 0 && !m.count_only) {
+            LoraSetup every_linear;
+            every_linear.all_linear = true;
+            const std::string names = detail::lora_target_names(every_linear, m);
+            b.warnings.push_back("no module matches the LoRA targets: use \"all-linear\" or names this model has (" +
+                                 names + ")");
+        }
         const double embed_trainable = s.lora.train_embeddings ? static_cast<double>(p.embeddings + p.lm_head) : 0.0;
         trainable = adapters + embed_trainable;
         b.trainable_parameters = to_bytes(trainable);

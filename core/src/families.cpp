@@ -16,41 +16,55 @@ struct Inventory {
     ModelSpec& m;
     int stack = 0;  // 1 while adding encoder layers of an encoder-decoder
 
-    void linear(PC c, const char* name, i64 in, i64 out, bool bias, i64 count, bool routed = false) {
-        if (count <= 0 || in <= 0 || out <= 0) return;
-        m.params.push_back({name, c, out, in, bias, count, true, routed, stack});
+    void add(const char* name, PC c, Role role, i64 rows, i64 cols, bool bias, i64 count, bool is_linear, bool routed) {
+        ParamGroup g;
+        g.name = name;
+        g.category = c;
+        g.role = role;
+        g.rows = rows;
+        g.cols = cols;
+        g.bias = bias;
+        g.count = count;
+        g.is_linear = is_linear;
+        g.routed_expert = routed;
+        g.layer_stack = stack;
+        m.params.push_back(std::move(g));
+    }
+    void linear(PC c, Role role, const char* name, i64 in, i64 out, bool bias, i64 count, bool routed = false) {
+        if (count > 0 && in > 0 && out > 0) add(name, c, role, out, in, bias, count, true, routed);
     }
     void embedding(const char* name, i64 rows, i64 dim, PC c = PC::embeddings) {
-        if (rows > 0) m.params.push_back({name, c, rows, dim, false, 1, false, false, stack});
+        if (rows > 0) add(name, c, Role::embed, rows, dim, false, 1, false, false);
     }
     // A normalisation layer: weight (and bias for LayerNorm with bias).
     void norm(const char* name, i64 size, bool bias, i64 count) {
-        if (count > 0) m.params.push_back({name, PC::norms, size, 1, bias, count, false, false, stack});
+        if (count > 0) add(name, PC::norms, Role::norm, size, 1, bias, count, false, false);
     }
-    void vector(PC c, const char* name, i64 size, i64 count) {
-        if (count > 0) m.params.push_back({name, c, size, 1, false, count, false, false, stack});
+    void vector(PC c, Role role, const char* name, i64 size, i64 count) {
+        if (count > 0) add(name, c, role, size, 1, false, count, false, false);
     }
     // SwiGLU/GeGLU MLP: gate and up (hidden -> width), down (width -> hidden).
     void gated_mlp(PC c, const char* gate, const char* up, const char* down, i64 hidden, i64 width,
                    bool bias, i64 count, bool routed = false) {
-        linear(c, gate, hidden, width, bias, count, routed);
-        linear(c, up, hidden, width, bias, count, routed);
-        linear(c, down, width, hidden, bias, count, routed);
+        linear(c, Role::gate, gate, hidden, width, bias, count, routed);
+        linear(c, Role::up, up, hidden, width, bias, count, routed);
+        linear(c, Role::down, down, width, hidden, bias, count, routed);
     }
+    // fc1 -> activation -> fc2: fc1 has the `up` role, fc2 `down`.
     void plain_mlp(const char* fc1, const char* fc2, i64 hidden, i64 width, bool bias, i64 count) {
-        linear(PC::mlp, fc1, hidden, width, bias, count);
-        linear(PC::mlp, fc2, width, hidden, bias, count);
+        linear(PC::mlp, Role::up, fc1, hidden, width, bias, count);
+        linear(PC::mlp, Role::down, fc2, width, hidden, bias, count);
     }
     // Separate q/k/v/o projections with GQA widths.
-    void qkvo(const ModelSpec& s, bool qkv_bias, bool o_bias, i64 count) {
+    void qkvo(const ModelSpec& s, bool qkv_bias, bool o_bias, i64 count, const char* o_name = "o_proj") {
         const i64 q = s.heads * s.head_dim, kv = s.kv_heads * s.head_dim;
-        linear(PC::attention, "q_proj", s.hidden, q, qkv_bias, count);
-        linear(PC::attention, "k_proj", s.hidden, kv, qkv_bias, count);
-        linear(PC::attention, "v_proj", s.hidden, kv, qkv_bias, count);
-        linear(PC::attention, "o_proj", q, s.hidden, o_bias, count);
+        linear(PC::attention, Role::q, "q_proj", s.hidden, q, qkv_bias, count);
+        linear(PC::attention, Role::k, "k_proj", s.hidden, kv, qkv_bias, count);
+        linear(PC::attention, Role::v, "v_proj", s.hidden, kv, qkv_bias, count);
+        linear(PC::attention, Role::o, o_name, q, s.hidden, o_bias, count);
     }
-    void lm_head(i64 vocab, i64 hidden, bool bias = false) {
-        if (!m.tied_embeddings) linear(PC::lm_head, "lm_head", hidden, vocab, bias, 1);
+    void lm_head(i64 vocab, i64 hidden, bool bias = false, const char* name = "lm_head") {
+        if (!m.tied_embeddings) linear(PC::lm_head, Role::lm_head, name, hidden, vocab, bias, 1);
     }
 };
 
@@ -98,8 +112,8 @@ void llama_like(ModelSpec& m, FieldReader& r, Inventory& inv) {
 
     inv.embedding("embed_tokens", m.vocab, m.hidden);
     if (t == "baichuan") {  // BaichuanAttention: fused W_pack (no bias), o_proj
-        inv.linear(PC::attention, "W_pack", m.hidden, 3 * m.heads * m.head_dim, false, L);
-        inv.linear(PC::attention, "o_proj", m.heads * m.head_dim, m.hidden, false, L);
+        inv.linear(PC::attention, Role::qkv, "W_pack", m.hidden, 3 * m.heads * m.head_dim, false, L);
+        inv.linear(PC::attention, Role::o, "o_proj", m.heads * m.head_dim, m.hidden, false, L);
     } else {
         inv.qkvo(m, qkv_bias, attn_bias && !qwen2, L);
     }
@@ -116,10 +130,10 @@ void llama_like(ModelSpec& m, FieldReader& r, Inventory& inv) {
         m.moe.top_k = r.integer_or({"num_experts_per_tok"}, 2, 1, m.moe.experts);
         m.moe.expert_intermediate = m.intermediate;
         moe_layers = L;
-        inv.linear(PC::router, "gate", m.hidden, m.moe.experts, false, L);
-        inv.linear(PC::experts, "w1", m.hidden, m.intermediate, false, L * m.moe.experts, true);
-        inv.linear(PC::experts, "w2", m.intermediate, m.hidden, false, L * m.moe.experts, true);
-        inv.linear(PC::experts, "w3", m.hidden, m.intermediate, false, L * m.moe.experts, true);
+        inv.linear(PC::router, Role::router, "gate", m.hidden, m.moe.experts, false, L);
+        inv.linear(PC::experts, Role::gate, "w1", m.hidden, m.intermediate, false, L * m.moe.experts, true);
+        inv.linear(PC::experts, Role::down, "w2", m.intermediate, m.hidden, false, L * m.moe.experts, true);
+        inv.linear(PC::experts, Role::up, "w3", m.hidden, m.intermediate, false, L * m.moe.experts, true);
     } else if (t == "qwen2_moe" || t == "qwen3_moe") {
         // Qwen2MoeSparseMoeBlock: gate, experts (gate/up/down_proj at moe_intermediate_size), and for
         // Qwen2-MoE a shared_expert (shared_expert_intermediate_size) with a 1-wide shared_expert_gate.
@@ -130,7 +144,7 @@ void llama_like(ModelSpec& m, FieldReader& r, Inventory& inv) {
             r.error("moe_intermediate_size", "missing required key for a MoE model");
         moe_layers = m.moe.experts > 0 ? qwen_moe_layers(r, L) : 0;
         const i64 E = m.moe.experts;
-        inv.linear(PC::router, "gate", m.hidden, E, false, moe_layers);
+        inv.linear(PC::router, Role::router, "gate", m.hidden, E, false, moe_layers);
         inv.gated_mlp(PC::experts, "gate_proj", "up_proj", "down_proj", m.hidden, m.moe.expert_intermediate,
                       false, moe_layers * E, true);
         if (t == "qwen2_moe") {
@@ -139,7 +153,7 @@ void llama_like(ModelSpec& m, FieldReader& r, Inventory& inv) {
                 m.moe.shared_experts = 1;
                 inv.gated_mlp(PC::mlp, "gate_proj", "up_proj", "down_proj", m.hidden, m.moe.shared_intermediate,
                               false, moe_layers);
-                inv.linear(PC::router, "shared_expert_gate", m.hidden, 1, false, moe_layers);
+                inv.linear(PC::router, Role::router, "shared_expert_gate", m.hidden, 1, false, moe_layers);
             }
         }
     }
@@ -151,6 +165,10 @@ void llama_like(ModelSpec& m, FieldReader& r, Inventory& inv) {
     inv.norm("input_layernorm", m.hidden, false, L);
     inv.norm("post_attention_layernorm", m.hidden, false, L);
     if (t == "gemma2") {
+        // Gemma2DecoderLayer: layer i is local (sliding window) when i is even (`not bool(layer_idx % 2)`),
+        // and transformers' HybridCache keeps only the window for those layers.
+        m.traits.alternating_window = true;
+        m.traits.hf_trims_window = true;
         inv.norm("pre_feedforward_layernorm", m.hidden, false, L);
         inv.norm("post_feedforward_layernorm", m.hidden, false, L);
     }
@@ -176,16 +194,16 @@ void deepseek(ModelSpec& m, FieldReader& r, Inventory& inv) {
 
     inv.embedding("embed_tokens", m.vocab, h);
     if (a.q_lora_rank > 0) {
-        inv.linear(PC::attention, "q_a_proj", h, a.q_lora_rank, bias, L);
+        inv.linear(PC::attention, Role::q_a, "q_a_proj", h, a.q_lora_rank, bias, L);
         inv.norm("q_a_layernorm", a.q_lora_rank, false, L);
-        inv.linear(PC::attention, "q_b_proj", a.q_lora_rank, H * m.head_dim, false, L);
+        inv.linear(PC::attention, Role::q_b, "q_b_proj", a.q_lora_rank, H * m.head_dim, false, L);
     } else {
-        inv.linear(PC::attention, "q_proj", h, H * m.head_dim, false, L);
+        inv.linear(PC::attention, Role::q, "q_proj", h, H * m.head_dim, false, L);
     }
-    inv.linear(PC::attention, "kv_a_proj_with_mqa", h, a.kv_lora_rank + a.qk_rope_head_dim, bias, L);
+    inv.linear(PC::attention, Role::kv_a, "kv_a_proj_with_mqa", h, a.kv_lora_rank + a.qk_rope_head_dim, bias, L);
     inv.norm("kv_a_layernorm", a.kv_lora_rank, false, L);
-    inv.linear(PC::attention, "kv_b_proj", a.kv_lora_rank, H * (a.qk_nope_head_dim + a.v_head_dim), false, L);
-    inv.linear(PC::attention, "o_proj", H * a.v_head_dim, h, bias, L);
+    inv.linear(PC::attention, Role::kv_b, "kv_b_proj", a.kv_lora_rank, H * (a.qk_nope_head_dim + a.v_head_dim), false, L);
+    inv.linear(PC::attention, Role::o, "o_proj", H * a.v_head_dim, h, bias, L);
 
     // MoE on layers i >= first_k_dense_replace with i % moe_layer_freq == 0 (DeepseekV3DecoderLayer).
     m.moe.experts = r.integer_or({"n_routed_experts"}, 0, 0, 1 << 16);
@@ -201,9 +219,9 @@ void deepseek(ModelSpec& m, FieldReader& r, Inventory& inv) {
     m.moe.shared_experts = r.integer_or({"n_shared_experts"}, 0, 0, 1 << 10);
     m.moe.shared_intermediate = m.moe.shared_experts * m.moe.expert_intermediate;
     const i64 E = m.moe.experts;
-    inv.linear(PC::router, "gate", h, E, false, moe_layers);
+    inv.linear(PC::router, Role::router, "gate", h, E, false, moe_layers);
     // V3's noaux_tc router learns a per-expert score bias (nn.Parameter in the remote MoEGate).
-    if (r.string_or("topk_method", "") == "noaux_tc") inv.vector(PC::router, "e_score_correction_bias", E, moe_layers);
+    if (r.string_or("topk_method", "") == "noaux_tc") inv.vector(PC::router, Role::router, "e_score_correction_bias", E, moe_layers);
     inv.gated_mlp(PC::experts, "gate_proj", "up_proj", "down_proj", h, m.moe.expert_intermediate, false,
                   moe_layers * E, true);
     inv.gated_mlp(PC::mlp, "gate_proj", "up_proj", "down_proj", h, m.moe.shared_intermediate, false, moe_layers);
@@ -221,9 +239,12 @@ void qwen_v1(ModelSpec& m, FieldReader& r, Inventory& inv) {
     const bool bias = !r.boolean_or("no_bias", true);
     const i64 L = m.layers, proj = m.heads * m.head_dim, ff = m.intermediate / 2;
     m.intermediate = ff;
+    // QWenLMHeadModel.forward: shift_logits = lm_logits[..., :-1, :].contiguous() copies the 16-bit logits
+    // before the loss (and the slice's backward builds a zero-filled full-size gradient).
+    m.traits.shifted_logits_copy = true;
     inv.embedding("wte", m.vocab, m.hidden);
-    inv.linear(PC::attention, "c_attn", m.hidden, 3 * proj, true, L);
-    inv.linear(PC::attention, "c_proj", proj, m.hidden, bias, L);
+    inv.linear(PC::attention, Role::qkv, "c_attn", m.hidden, 3 * proj, true, L);
+    inv.linear(PC::attention, Role::o, "c_proj", proj, m.hidden, bias, L);
     inv.gated_mlp(PC::mlp, "w1", "w2", "c_proj", m.hidden, ff, bias, L);
     inv.norm("ln_1", m.hidden, false, L);
     inv.norm("ln_2", m.hidden, false, L);
@@ -236,11 +257,12 @@ void qwen_v1(ModelSpec& m, FieldReader& r, Inventory& inv) {
 void phi(ModelSpec& m, FieldReader& r, Inventory& inv) {
     require_intermediate(m, r);
     const i64 L = m.layers, q = m.heads * m.head_dim, kv = m.kv_heads * m.head_dim;
+    m.traits.parallel_block = true;  // PhiDecoderLayer: attn(ln(x)) + mlp(ln(x)) + x
     inv.embedding("embed_tokens", m.vocab, m.hidden);
-    inv.linear(PC::attention, "q_proj", m.hidden, q, true, L);
-    inv.linear(PC::attention, "k_proj", m.hidden, kv, true, L);
-    inv.linear(PC::attention, "v_proj", m.hidden, kv, true, L);
-    inv.linear(PC::attention, "dense", q, m.hidden, true, L);
+    inv.linear(PC::attention, Role::q, "q_proj", m.hidden, q, true, L);
+    inv.linear(PC::attention, Role::k, "k_proj", m.hidden, kv, true, L);
+    inv.linear(PC::attention, Role::v, "v_proj", m.hidden, kv, true, L);
+    inv.linear(PC::attention, Role::o, "dense", q, m.hidden, true, L);
     if (r.boolean_or("qk_layernorm", false)) {
         m.qk_norm = true;
         inv.norm("q_layernorm", m.head_dim, true, L);
@@ -257,10 +279,10 @@ void phi3(ModelSpec& m, FieldReader& r, Inventory& inv) {
     require_intermediate(m, r);
     const i64 L = m.layers, q = m.heads * m.head_dim, kv = m.kv_heads * m.head_dim;
     inv.embedding("embed_tokens", m.vocab, m.hidden);
-    inv.linear(PC::attention, "qkv_proj", m.hidden, q + 2 * kv, false, L);
-    inv.linear(PC::attention, "o_proj", q, m.hidden, false, L);
-    inv.linear(PC::mlp, "gate_up_proj", m.hidden, 2 * m.intermediate, false, L);
-    inv.linear(PC::mlp, "down_proj", m.intermediate, m.hidden, false, L);
+    inv.linear(PC::attention, Role::qkv, "qkv_proj", m.hidden, q + 2 * kv, false, L);
+    inv.linear(PC::attention, Role::o, "o_proj", q, m.hidden, false, L);
+    inv.linear(PC::mlp, Role::gate_up, "gate_up_proj", m.hidden, 2 * m.intermediate, false, L);
+    inv.linear(PC::mlp, Role::down, "down_proj", m.intermediate, m.hidden, false, L);
     inv.norm("input_layernorm", m.hidden, false, L);
     inv.norm("post_attention_layernorm", m.hidden, false, L);
     inv.norm("norm", m.hidden, false, 1);
@@ -274,13 +296,13 @@ void gpt_neox(ModelSpec& m, FieldReader& r, Inventory& inv) {
     const i64 L = m.layers, h = m.hidden;
     const bool bias = r.boolean_or("attention_bias", true);
     inv.embedding("embed_in", m.vocab, h);
-    inv.linear(PC::attention, "query_key_value", h, 3 * h, bias, L);
-    inv.linear(PC::attention, "dense", h, h, bias, L);
+    inv.linear(PC::attention, Role::qkv, "query_key_value", h, 3 * h, bias, L);
+    inv.linear(PC::attention, Role::o, "dense", h, h, bias, L);
     inv.plain_mlp("dense_h_to_4h", "dense_4h_to_h", h, m.intermediate, true, L);
     inv.norm("input_layernorm", h, true, L);
     inv.norm("post_attention_layernorm", h, true, L);
     inv.norm("final_layer_norm", h, true, 1);
-    if (!m.tied_embeddings) inv.linear(PC::lm_head, "embed_out", h, m.vocab, false, 1);
+    if (!m.tied_embeddings) inv.linear(PC::lm_head, Role::lm_head, "embed_out", h, m.vocab, false, 1);
 }
 
 // ---- StableLM 2 / 3B-4E1T (StableLmForCausalLM): Llama layout with LayerNorms (with bias), optional
@@ -309,6 +331,7 @@ void falcon(ModelSpec& m, FieldReader& r, Inventory& inv) {
     const bool new_arch = r.boolean_or("new_decoder_architecture", false);
     const bool multi_query = r.boolean_or("multi_query", true);
     const bool parallel = r.boolean_or("parallel_attn", true);
+    m.traits.parallel_block = parallel;  // FalconDecoderLayer: attention and MLP read the same normed input
     // FalconAttention: the fused query_key_value width depends on the attention variant.
     if (new_arch) {
         m.kv_heads = r.integer_or({"num_kv_heads", "n_head_kv"}, m.heads, 1, m.heads);
@@ -319,8 +342,8 @@ void falcon(ModelSpec& m, FieldReader& r, Inventory& inv) {
     if (m.intermediate <= 0) m.intermediate = 4 * h;  // FalconConfig: ffn_hidden_size defaults to 4h
     m.mlp = MlpKind::plain;
     inv.embedding("word_embeddings", m.vocab, h);
-    inv.linear(PC::attention, "query_key_value", h, qkv, bias, L);
-    inv.linear(PC::attention, "dense", h, h, bias, L);
+    inv.linear(PC::attention, Role::qkv, "query_key_value", h, qkv, bias, L);
+    inv.linear(PC::attention, Role::o, "dense", h, h, bias, L);
     inv.plain_mlp("dense_h_to_4h", "dense_4h_to_h", h, m.intermediate, bias, L);
     // FalconDecoderLayer: two LayerNorms unless attention and MLP run in parallel on one input.
     i64 lns = 1;
@@ -336,10 +359,11 @@ void falcon(ModelSpec& m, FieldReader& r, Inventory& inv) {
 void bloom(ModelSpec& m, FieldReader&, Inventory& inv) {
     const i64 L = m.layers, h = m.hidden;
     m.intermediate = 4 * h;  // BloomMLP is fixed at 4h
+    m.traits.rope = false;   // ALiBi (BloomAttention)
     inv.embedding("word_embeddings", m.vocab, h);
     inv.norm("word_embeddings_layernorm", h, true, 1);
-    inv.linear(PC::attention, "query_key_value", h, 3 * h, true, L);
-    inv.linear(PC::attention, "dense", h, h, true, L);
+    inv.linear(PC::attention, Role::qkv, "query_key_value", h, 3 * h, true, L);
+    inv.linear(PC::attention, Role::o, "dense", h, h, true, L);
     inv.plain_mlp("dense_h_to_4h", "dense_4h_to_h", h, m.intermediate, true, L);
     inv.norm("input_layernorm", h, true, L);
     inv.norm("post_attention_layernorm", h, true, L);
@@ -351,11 +375,13 @@ void bloom(ModelSpec& m, FieldReader&, Inventory& inv) {
 void gpt2(ModelSpec& m, FieldReader& r, Inventory& inv) {
     const i64 L = m.layers, h = m.hidden;
     if (m.intermediate <= 0) m.intermediate = 4 * h;  // n_inner null means 4h
+    m.traits.rope = false;                // learned wpe
+    m.traits.eager_softmax_fp32 = false;  // GPT2Attention: softmax in the compute dtype
     if (m.max_positions <= 0) r.error("n_positions", "missing required key (learned position table size)");
     inv.embedding("wte", m.vocab, h);
     inv.embedding("wpe", m.max_positions, h);
-    inv.linear(PC::attention, "c_attn", h, 3 * h, true, L);
-    inv.linear(PC::attention, "c_proj", h, h, true, L);
+    inv.linear(PC::attention, Role::qkv, "c_attn", h, 3 * h, true, L);
+    inv.linear(PC::attention, Role::o, "c_proj", h, h, true, L);
     inv.plain_mlp("c_fc", "c_proj", h, m.intermediate, true, L);
     inv.norm("ln_1", h, true, L);
     inv.norm("ln_2", h, true, L);
@@ -372,18 +398,20 @@ void opt(ModelSpec& m, FieldReader& r, Inventory& inv) {
     const bool bias = r.boolean_or("enable_bias", true);
     const bool affine = r.boolean_or("layer_norm_elementwise_affine", true);
     const bool final_ln = r.boolean_or("do_layer_norm_before", true) && !r.boolean_or("_remove_final_layer_norm", false);
+    m.traits.rope = false;                // learned positions
+    m.traits.eager_softmax_fp32 = false;  // OPTAttention: softmax in the compute dtype
     if (m.max_positions <= 0) r.error("max_position_embeddings", "missing required key");
     inv.embedding("embed_tokens", m.vocab, proj);
     inv.embedding("embed_positions", m.max_positions + 2, h);  // OPTLearnedPositionalEmbedding offset 2
     if (proj != h) {
-        inv.linear(PC::embeddings, "project_in", proj, h, false, 1);
-        inv.linear(PC::embeddings, "project_out", h, proj, false, 1);
+        inv.linear(PC::embeddings, Role::embed, "project_in", proj, h, false, 1);
+        inv.linear(PC::embeddings, Role::embed, "project_out", h, proj, false, 1);
     }
     const i64 q = m.heads * m.head_dim;
-    inv.linear(PC::attention, "q_proj", h, q, bias, L);
-    inv.linear(PC::attention, "k_proj", h, q, bias, L);
-    inv.linear(PC::attention, "v_proj", h, q, bias, L);
-    inv.linear(PC::attention, "out_proj", q, h, bias, L);
+    inv.linear(PC::attention, Role::q, "q_proj", h, q, bias, L);
+    inv.linear(PC::attention, Role::k, "k_proj", h, q, bias, L);
+    inv.linear(PC::attention, Role::v, "v_proj", h, q, bias, L);
+    inv.linear(PC::attention, Role::o, "out_proj", q, h, bias, L);
     inv.plain_mlp("fc1", "fc2", h, m.intermediate, bias, L);
     if (affine) {
         inv.norm("self_attn_layer_norm", h, true, L);
@@ -398,20 +426,22 @@ void opt(ModelSpec& m, FieldReader& r, Inventory& inv) {
 void bert(ModelSpec& m, FieldReader& r, Inventory& inv) {
     require_intermediate(m, r);
     m.arch = Arch::encoder;
+    m.traits.rope = false;                // learned absolute positions
+    m.traits.eager_softmax_fp32 = false;  // BertSelfAttention: softmax in the compute dtype
     const i64 L = m.layers, h = m.hidden;
     if (m.max_positions <= 0) r.error("max_position_embeddings", "missing required key");
     inv.embedding("word_embeddings", m.vocab, h);
     inv.embedding("position_embeddings", m.max_positions, h);
     inv.embedding("token_type_embeddings", r.integer_or({"type_vocab_size"}, 2, 0, 1 << 16), h);
     inv.norm("embeddings.LayerNorm", h, true, 1);
-    inv.linear(PC::attention, "query", h, h, true, L);
-    inv.linear(PC::attention, "key", h, h, true, L);
-    inv.linear(PC::attention, "value", h, h, true, L);
-    inv.linear(PC::attention, "dense", h, h, true, L);
+    inv.linear(PC::attention, Role::q, "query", h, h, true, L);
+    inv.linear(PC::attention, Role::k, "key", h, h, true, L);
+    inv.linear(PC::attention, Role::v, "value", h, h, true, L);
+    inv.linear(PC::attention, Role::o, "dense", h, h, true, L);
     inv.plain_mlp("intermediate.dense", "output.dense", h, m.intermediate, true, L);
     inv.norm("attention.output.LayerNorm", h, true, L);
     inv.norm("output.LayerNorm", h, true, L);
-    inv.linear(PC::mlp, "pooler.dense", h, h, true, 1);
+    inv.linear(PC::mlp, Role::pooler, "pooler.dense", h, h, true, 1);
 }
 
 // ---- T5 / mT5 (T5ForConditionalGeneration): shared embedding, encoder and decoder stacks of
@@ -420,6 +450,7 @@ void bert(ModelSpec& m, FieldReader& r, Inventory& inv) {
 void t5(ModelSpec& m, FieldReader& r, Inventory& inv) {
     m.arch = Arch::encoder_decoder;
     m.norm = NormKind::rms;
+    m.traits.rope = false;  // relative position bias
     const i64 d = m.hidden, inner = m.heads * m.head_dim;
     if (m.intermediate <= 0) r.error("d_ff", "missing required key (the FFN width)");
     const std::string ff = r.string_or("feed_forward_proj", "relu");
@@ -431,10 +462,10 @@ void t5(ModelSpec& m, FieldReader& r, Inventory& inv) {
     inv.embedding("shared", m.vocab, d);
     auto stack = [&](i64 L, bool decoder) {
         const i64 attn_blocks = decoder ? 2 : 1;  // self-attention (+ cross-attention in the decoder)
-        inv.linear(PC::attention, "q", d, inner, false, L * attn_blocks);
-        inv.linear(PC::attention, "k", d, inner, false, L * attn_blocks);
-        inv.linear(PC::attention, "v", d, inner, false, L * attn_blocks);
-        inv.linear(PC::attention, "o", inner, d, false, L * attn_blocks);
+        inv.linear(PC::attention, Role::q, "q", d, inner, false, L * attn_blocks);
+        inv.linear(PC::attention, Role::k, "k", d, inner, false, L * attn_blocks);
+        inv.linear(PC::attention, Role::v, "v", d, inner, false, L * attn_blocks);
+        inv.linear(PC::attention, Role::o, "o", inner, d, false, L * attn_blocks);
         inv.embedding("relative_attention_bias", buckets, m.heads, PC::attention);
         if (gated) {
             inv.gated_mlp(PC::mlp, "wi_0", "wi_1", "wo", d, m.intermediate, false, L);
@@ -464,6 +495,7 @@ bool build_family(ModelSpec& m, const Dims& d, FieldReader& r, std::vector<std::
     m.v_head_dim = d.head_dim;
     m.intermediate = d.intermediate;
     m.max_positions = d.max_positions;
+    m.traits.gguf_arch = t;  // llama.cpp names its architectures after the HF model types we read
 
     // Defaults of each config class for tie_word_embeddings (PretrainedConfig's default is true;
     // these classes override it to false).

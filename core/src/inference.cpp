@@ -79,14 +79,14 @@ Split split_of(const Scenario& s) {
 // LitGPT and torchtune size every layer for the full length.
 bool engine_trims_window(const Scenario& s) {
     if (s.framework == Framework::vllm || s.framework == Framework::llamacpp) return true;
-    return s.framework == Framework::hf && s.model.model_type == "gemma2";
+    return s.framework == Framework::hf && s.model.traits.hf_trims_window;
 }
 
 // Gemma-2 alternates: layer i is local (sliding) when i is even (Gemma2DecoderLayer, `not bool(layer_idx % 2)`);
 // Mistral v0.1 slides in every layer.
 bool layer_slides(const ModelSpec& m, i64 i) {
     if (m.sliding_window <= 0) return false;
-    if (m.model_type == "gemma2") return i % 2 == 0;
+    if (m.traits.alternating_window) return i % 2 == 0;
     return true;
 }
 

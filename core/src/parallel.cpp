@@ -80,27 +80,12 @@ StageParams stage_params(const ModelSpec& m, const Layout& L) {
     return sp;
 }
 
-// Op names (activations.cpp) of the tensors Megatron tensor parallelism does not split without sequence
-// parallelism: the norms and their outputs that feed the column-parallel linears, and the residual
-// dropout masks. Korthikanti et al. 2022, Sec. 4.2.2: the "10 sbh" of the 34 sbh stay replicated.
-bool replicated_without_sp(const std::string& op) {
-    static const char* column_inputs[] = {"attn.qkv input", "attn.q_a/kv_a_proj input", "gate/up_proj input",
-                                          "fc1 input", "moe.gate (router)", "residual", "layernorm", "norm (", "ln_"};
-    for (const char* c : column_inputs)
-        if (op.find(c) != std::string::npos) return true;
-    if (op.rfind("lora ", 0) == 0)
-        for (const char* n : {"q_proj", "k_proj", "v_proj", "gate_proj", "up_proj", "c_attn", "query_key_value", "W_pack",
-                              "qkv_proj", "fc1", "c_fc", " query ", " key ", " value "})
-            if (op.find(n) != std::string::npos && op.find("A input") != std::string::npos) return true;
-    return false;
-}
-
 // The share of one layer's saved activations a tp rank keeps (1 when tp = 1).
 double tp_activation_share(const ModelSpec& m, const ActivationSetup& a, const Scenario& s, const Layout& L) {
     if (L.tp == 1 || m.count_only) return 1;
     const auto tensors = layer_saved_tensors(m, a);
     std::vector<SavedTensor> repl, split;
-    for (const auto& t : tensors) (replicated_without_sp(t.op) ? repl : split).push_back(t);
+    for (const auto& t : tensors) (t.tp_replicated ? repl : split).push_back(t);  // activations.hpp
     const double b = static_cast<double>(s.micro_batch), q = static_cast<double>(s.seq_len);
     const bool selective = s.checkpointing == Checkpointing::selective;
     const double r = layer_bytes(repl, b, q, selective), x = layer_bytes(split, b, q, selective);

@@ -18,6 +18,30 @@ const char* to_string(ParamCategory c) {
     return "?";
 }
 
+const char* to_string(Role r) {
+    switch (r) {
+        case Role::embed: return "embed";
+        case Role::q: return "q";
+        case Role::k: return "k";
+        case Role::v: return "v";
+        case Role::qkv: return "qkv";
+        case Role::o: return "o";
+        case Role::q_a: return "q_a";
+        case Role::q_b: return "q_b";
+        case Role::kv_a: return "kv_a";
+        case Role::kv_b: return "kv_b";
+        case Role::gate: return "gate";
+        case Role::up: return "up";
+        case Role::gate_up: return "gate_up";
+        case Role::down: return "down";
+        case Role::router: return "router";
+        case Role::norm: return "norm";
+        case Role::lm_head: return "lm_head";
+        case Role::pooler: return "pooler";
+    }
+    return "?";
+}
+
 ParamBreakdown count_parameters(const ModelSpec& m) {
     ParamBreakdown p;
     if (m.count_only) {

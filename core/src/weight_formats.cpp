@@ -136,28 +136,22 @@ const GgmlType& gguf_tensor_type(const GgufContext& c, const std::string& role, 
 }
 
 std::string gguf_role(const ModelSpec& m, const ParamGroup& g) {
-    static const std::set<std::string> v = {"v_proj", "value", "v"};
-    static const std::set<std::string> qkv = {"query_key_value", "c_attn", "qkv_proj", "W_pack", "Wqkv"};
-    static const std::set<std::string> k = {"k_proj", "key", "k"};
-    static const std::set<std::string> q = {"q_proj", "query", "q"};
-    static const std::set<std::string> o = {"o_proj", "dense", "out_proj", "o", "c_proj"};
-    static const std::set<std::string> down = {"down_proj", "dense_4h_to_h", "fc2", "c_proj", "wo", "fc_out"};
-    if (g.category == ParamCategory::lm_head) return "output";
-    if (g.category == ParamCategory::embeddings) return g.rows == m.vocab ? "token_embd" : "other";
-    if (g.category == ParamCategory::router) return "router";
-    if (g.category == ParamCategory::attention) {
-        if (v.count(g.name)) return "attn_v";
-        if (qkv.count(g.name)) return "attn_qkv";
-        if (g.name == "kv_b_proj") return "attn_kv_b";
-        if (k.count(g.name)) return "attn_k";
-        if (q.count(g.name)) return "attn_q";
-        if (o.count(g.name)) return "attn_output";
-        return "other";
-    }
-    if (g.category == ParamCategory::mlp || g.category == ParamCategory::experts) {
-        // Mixtral's experts name the down projection w2; Qwen-1's MLP uses w2 for an up projection.
-        if (down.count(g.name) || (g.category == ParamCategory::experts && g.name == "w2")) return "ffn_down";
-        return "ffn_up";
+    // llama.cpp's tensor names (llama-arch.cpp LLM_TENSOR_NAMES) by the role of our tensor. The gate
+    // projections take the ffn_up rules (llama_tensor_get_type treats ffn_gate and ffn_up alike for the
+    // file types we model); MLA's low-rank q_a/q_b/kv_a fall under its default rule.
+    switch (g.role) {
+        case Role::lm_head: return "output";
+        case Role::embed: return g.rows == m.vocab ? "token_embd" : "other";
+        case Role::router: return "router";
+        case Role::v: return "attn_v";
+        case Role::qkv: return "attn_qkv";
+        case Role::kv_b: return "attn_kv_b";
+        case Role::k: return "attn_k";
+        case Role::q: return "attn_q";
+        case Role::o: return "attn_output";
+        case Role::down: return "ffn_down";
+        case Role::gate: case Role::up: case Role::gate_up: case Role::pooler: return "ffn_up";
+        case Role::q_a: case Role::q_b: case Role::kv_a: case Role::norm: return "other";
     }
     return "other";
 }
@@ -179,13 +173,13 @@ WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_siz
     GgufContext gc;
     if (gguf) {
         gc.ftype = f.substr(5);
-        gc.arch = m.model_type;
+        gc.arch = m.traits.gguf_arch;
         gc.n_layer = L;
         gc.n_gqa = m.kv_heads > 0 ? std::max<i64>(1, m.heads / m.kv_heads) : 1;
         gc.n_expert = m.moe.experts;
         gc.tied_embeddings = m.tied_embeddings;
         // llama-model.cpp: an 80-layer Llama with GQA is LLM_TYPE_70B; so is an 80-layer Qwen2.
-        gc.type_70b = L == 80 && ((m.model_type == "llama" && m.kv_heads < m.heads) || m.model_type == "qwen2");
+        gc.type_70b = L == 80 && ((gc.arch == "llama" && m.kv_heads < m.heads) || gc.arch == "qwen2");
     }
     std::map<std::string, double> mix;
     const bool gptq = f == "gptq-int4" || f == "gptq-int8", awq = f == "awq-int4" || f == "awq-int8";

@@ -18,10 +18,22 @@ using i64 = std::int64_t;
 enum class ParamCategory { embeddings, attention, mlp, experts, router, norms, lm_head };
 const char* to_string(ParamCategory c);
 
+// What a tensor does in the network, whatever its module is called: the estimator reads roles, never
+// module names or model_type strings (those belong to the family descriptions in families.cpp).
+//  - attention: q, k, v; qkv (one fused projection: c_attn, query_key_value, W_pack, qkv_proj); o (output);
+//    MLA's low-rank q_a -> q_b and kv_a -> kv_b;
+//  - MLP (dense, shared or routed expert): gate and up read the layer input, gate_up is both fused
+//    (Phi-3's gate_up_proj), down writes back to the residual stream. A plain MLP's fc1 is `up`, fc2 `down`;
+//  - router (MoE gate and its score bias), embed (token, position, type embeddings, projections around
+//    them), norm, lm_head, pooler (BERT's pooler dense).
+enum class Role { embed, q, k, v, qkv, o, q_a, q_b, kv_a, kv_b, gate, up, gate_up, down, router, norm, lm_head, pooler };
+const char* to_string(Role r);
+
 // A set of `count` identical parameter tensors (one per layer, per expert, ...).
 struct ParamGroup {
     std::string name;       // module leaf name as in the HF class: "q_proj", "query_key_value", "wte", ...
     ParamCategory category = ParamCategory::attention;
+    Role role = Role::q;
     i64 rows = 0;           // Linear: out_features; Embedding: num_embeddings; norm: normalized size
     i64 cols = 0;           // Linear: in_features;  Embedding: embedding_dim;  norm/vector: 1
     bool bias = false;      // a bias vector of `rows` elements comes with each tensor
@@ -34,6 +46,18 @@ struct ParamGroup {
 };
 
 enum class Arch { decoder, encoder, encoder_decoder };
+
+// Structural facts of a family that the estimator needs beyond tensor shapes, filled once by the family
+// description (families.cpp) with the source of each beside it there.
+struct FamilyTraits {
+    bool parallel_block = false;      // attention and MLP read one normed input (Phi-1/2, Falcon parallel_attn)
+    bool rope = true;                 // rotary q/k (replaces q and k by new tensors in forward)
+    bool eager_softmax_fp32 = true;   // eager attention upcasts the softmax to fp32 (Llama-style HF code)
+    bool shifted_logits_copy = false; // the loss copies the shifted 16-bit logits (Qwen-1 remote code)
+    bool alternating_window = false;  // sliding window on even layers only (Gemma-2); else every layer
+    bool hf_trims_window = false;     // transformers' cache keeps only the window (Gemma-2 HybridCache)
+    std::string gguf_arch;            // the architecture name llama.cpp's quantizer rules use
+};
 enum class MlpKind { gated, plain };   // gated: SwiGLU/GeGLU (3 matrices); plain: fc1 -> act -> fc2
 enum class NormKind { rms, layer };
 enum class AttentionKind { standard, mla };
@@ -80,6 +104,7 @@ struct ModelSpec {
     i64 sliding_window = 0;  // 0: none
     MoeSpec moe;
     MlaSpec mla;
+    FamilyTraits traits;
 
     // Models given only as a parameter count (e.g. "the ZeRO paper's 7.5B model"): no shapes.
     bool count_only = false;
