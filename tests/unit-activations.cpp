@@ -1,7 +1,7 @@
 // Activation memory, op by op, pinned against hand-computed byte counts per token and layer.
 #include <catch2/catch.hpp>
 
-#include "activations.hpp"
+#include "training/activations.hpp"
 #include "test_data.hpp"
 #include "vramcalc/hf_config.hpp"
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checked.hpp"
+#include "common/checked.hpp"
 #include "test_data.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/hf_config.hpp"

@@ -5,11 +5,12 @@
 #include <cmath>
 #include <string>
 
-#include "inference.hpp"
+#include "inference/inference.hpp"
+#include "inference/kv_cache.hpp"
 #include "test_data.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario_json.hpp"
-#include "weight_formats.hpp"
+#include "formats/weight_formats.hpp"
 
 using namespace vramcalc;
 

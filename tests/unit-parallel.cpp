@@ -4,7 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "parallel.hpp"
+#include "parallel/parallel.hpp"
+#include "validation/parallel_cases.hpp"
 #include "test_data.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/planner.hpp"

@@ -2,8 +2,8 @@
 // module name or the model_type, so a renamed or fused projection costs what its role costs.
 #include <catch2/catch.hpp>
 
-#include "activations.hpp"
-#include "lora_targets.hpp"
+#include "training/activations.hpp"
+#include "model/lora_targets.hpp"
 #include "test_data.hpp"
 #include "vramcalc/estimate.hpp"
 

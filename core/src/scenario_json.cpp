@@ -5,7 +5,7 @@
 #include <set>
 #include <utility>
 
-#include "json_reader.hpp"
+#include "io/json_reader.hpp"
 #include "vramcalc/hf_config.hpp"
 #include "vramcalc/json_text.hpp"
 

@@ -13,6 +13,22 @@
 
 namespace vramcalc {
 
+// The registry of bill lines: every component id the estimator writes, with what a person reads for it
+// and where its formula lives. The estimator refuses ids that are not here (bill/lines.cpp); the CLI, the
+// UI's bar and legend, the exports and docs/architecture.md read it. RLHF lines carry a role prefix
+// ("critic.weights", "rollout.kv_cache") over the same ids.
+struct BillLine {
+    const char* id;          // JSON id (shared/spec/scenario.md names the first seven)
+    const char* label;       // what the UI and the text bill call it
+    const char* unit;        // "bytes" for all today; kept so a per-token line can say so
+    const char* section;     // docs/methodology.md section
+    const char* computed_in; // the file and function that computes it
+    std::uint32_t color;     // 0xRRGGBB for the bar and legend
+};
+const std::vector<BillLine>& bill_lines();
+// The registry entry of a component id (a role prefix such as "critic." is ignored); nullptr if unknown.
+const BillLine* find_bill_line(const std::string& id);
+
 struct Component {
     std::string id;      // "weights", "gradients", "optimizer", "activations", "logits", "kv_cache", ...
     std::int64_t bytes = 0;

@@ -130,4 +130,8 @@ struct ParamBreakdown {
 
 ParamBreakdown count_parameters(const ModelSpec& m);
 
+// KV-cache bytes per token for one sequence (all layers): 2 x layers x kv_heads x head_dim x bytes, or
+// the MLA latent (kv_lora_rank + qk_rope_head_dim) x layers x bytes for engines that store it.
+double kv_bytes_per_token(const ModelSpec& m, double element_bytes, bool mla_latent);
+
 }  // namespace vramcalc

@@ -1,0 +1,88 @@
+#include "formats/recipes.hpp"
+
+#include <cmath>
+
+namespace vramcalc::detail {
+
+Recipe training_recipe(Precision p, Framework f) {
+    switch (p) {
+        case Precision::fp32:
+            return {4, 0, 4, 4, "fp32 weights, gradients and optimizer states"};
+        case Precision::fp16:
+        case Precision::bf16:
+            // "True" half precision (torchtune, LitGPT bf16-true): torch.optim.AdamW keeps its states
+            // in the parameter dtype, so 2 + 2 + 2x2 = 8 B/param (shared/reference/README.md).
+            return {2, 0, 2, 2, "16-bit weights, gradients and optimizer states (no fp32 master)"};
+        case Precision::fp16_mixed:
+        case Precision::bf16_mixed:
+            if (f == Framework::deepspeed)
+                // ZeRO paper (Rajbhandari et al. 2020, Sec. 3.1): 2 (fp16 weights) + 2 (fp16 grads) + 12 (fp32
+                // master, momentum, variance) = 16 B/param.
+                return {2, 4, 2, 4, "16-bit weights and gradients + fp32 master weights and states (ZeRO: 16 B/param)"};
+            if (f == Framework::megatron)
+                // Megatron-LM keeps fp32 "main_grad" buffers: 2 + 4 + 4 + 8 = 18 B/param.
+                return {2, 4, 4, 4, "16-bit weights, fp32 main grads, fp32 master weights and states (18 B/param)"};
+            // HF Trainer / Lightning AMP: the model stays in fp32 and autocast computes in 16 bit
+            // (shared notes/memory-model.md, section 1): 4 + 4 + 8 = 16 B/param.
+            return {4, 0, 4, 4, "fp32 model with autocast (AMP): fp32 weights, gradients and states"};
+    }
+    return {};
+}
+
+double optimizer_bytes_per_param(Optimizer o, double state_bytes) {
+    switch (o) {
+        case Optimizer::adamw: return 2 * state_bytes;  // exp_avg, exp_avg_sq
+        case Optimizer::adamw_8bit:
+        case Optimizer::paged_adamw_8bit:
+            // bitsandbytes 8-bit blockwise Adam: two uint8 states plus one fp32 absmax per 256-element
+            // block per state (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization").
+            return 2 * (1.0 + 4.0 / 256.0);
+        case Optimizer::adafactor: return 0;  // factored: computed per tensor by the caller
+        case Optimizer::sgd: return 0;
+        case Optimizer::sgd_momentum: return state_bytes;  // momentum_buffer
+        case Optimizer::lion: return state_bytes;          // exp_avg (Chen et al. 2023)
+    }
+    return 0;
+}
+
+const char* qlora_format(Quantization q) {
+    return q == Quantization::nf4 ? "nf4" : q == Quantization::nf4_dq ? "nf4-dq" : "int8";
+}
+
+double plain_dtype_bytes(const std::string& f) {
+    if (f == "fp32") return 4;
+    if (f == "bf16" || f == "fp16" || f == "gguf-f16") return 2;
+    return 0;
+}
+
+double quantized_linear_bytes(const std::string& f, i64 rows, i64 cols) {
+    const double n = static_cast<double>(rows) * static_cast<double>(cols);
+    if (n <= 0) return 0;
+    if (f == "fp8") return n * 1.0 + 4.0;  // e4m3 weights + one fp32 per-tensor scale
+    // LLM.int8 (bitsandbytes Int8Params): int8 weights + one fp32 scale per output row (SCB).
+    if (f == "int8") return n + 4.0 * static_cast<double>(rows);
+    // bitsandbytes 4-bit, block size 64 with an fp32 absmax per block: 4 + 32/64 = 4.5 bits.
+    if (f == "nf4") return n * (0.5 + 4.0 / 64.0);
+    // Double quantisation (QLoRA paper, Dettmers et al. 2023, Sec. 3): 8-bit absmax per 64 weights and an
+    // fp32 constant per 256 blocks: 8/64 + 32/(64*256) = 0.127 bits per parameter.
+    if (f == "nf4-dq") return n * (0.5 + (8.0 / 64.0 + 32.0 / (64.0 * 256.0)) / 8.0);
+    // GPTQ/AWQ (AutoGPTQ/AutoAWQ packing), group size 128: packed weights, an fp16 scale and a packed
+    // zero point per group of 128 inputs per output; GPTQ also stores g_idx (int32 per input).
+    const double groups = std::ceil(static_cast<double>(cols) / 128.0) * static_cast<double>(rows);
+    if (f == "gptq-int4") return n * 0.5 + groups * (2.0 + 0.5) + 4.0 * static_cast<double>(cols);
+    if (f == "awq-int4") return n * 0.5 + groups * (2.0 + 0.5);
+    if (f == "gptq-int8") return n * 1.0 + groups * (2.0 + 1.0) + 4.0 * static_cast<double>(cols);
+    if (f == "awq-int8") return n * 1.0 + groups * (2.0 + 1.0);
+    // GGUF block sizes (ggml-common.h: block_q8_0 = 2 + 32 bytes per 32 weights, block_q4_K = 144 bytes per
+    // 256, ...). The *_K_M presets mix types per tensor; here the base type stands for the mix.
+    struct Block { const char* name; double bytes; double weights; };
+    static const Block blocks[] = {{"gguf-q8_0", 34, 32},   {"gguf-q6_k", 210, 256}, {"gguf-q5_k_m", 176, 256},
+                                   {"gguf-q5_0", 22, 32},   {"gguf-q4_k_m", 144, 256}, {"gguf-q4_0", 18, 32},
+                                   {"gguf-q3_k_m", 110, 256}, {"gguf-q2_k", 84, 256}, {"gguf-iq4_xs", 136, 256}};
+    for (const auto& b : blocks)
+        if (f == b.name) return n * b.bytes / b.weights;
+    if (double p = plain_dtype_bytes(f); p > 0) return n * p;
+    return -1;
+}
+
+}  // namespace vramcalc::detail

@@ -1,0 +1,278 @@
+#include "formats/weight_formats.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "formats/recipes.hpp"
+
+namespace vramcalc::detail {
+namespace {
+
+// ggml block layouts (ggml/src/ggml-common.h): block_q8_0 = fp16 d + 32 int8; block_q4_0 = fp16 d + 16 B;
+// block_q5_0 = fp16 d + 4 B high bits + 16 B; block_q5_1/q4_1 add an fp16 min; the K-quants use 256-weight
+// super-blocks: block_q2_K = 16 B scales + 64 B quants + 2 fp16 = 84; block_q3_K = 32 + 64 + 12 + fp16 = 110;
+// block_q4_K = 2 fp16 + 12 B scales + 128 B = 144; block_q5_K = 2 fp16 + 12 + 32 + 128 = 176;
+// block_q6_K = 128 + 64 + 16 B scales + fp16 = 210; block_iq4_xs = fp16 + 2 B scales_h + 4 B scales_l +
+// 128 B = 136; block_iq4_nl = fp16 + 16 B = 18 per 32.
+const GgmlType kTypes[] = {
+    {"f32", 1, 4},     {"f16", 1, 2},     {"bf16", 1, 2},     {"q8_0", 32, 34},  {"q6_k", 256, 210},
+    {"q5_k", 256, 176}, {"q5_1", 32, 24},  {"q5_0", 32, 22},   {"q4_k", 256, 144}, {"q4_1", 32, 20},
+    {"q4_0", 32, 18},  {"q3_k", 256, 110}, {"q2_k", 256, 84},  {"iq4_xs", 256, 136}, {"iq4_nl", 32, 18},
+};
+
+const GgmlType& T(const char* name) { return *ggml_type(name); }
+
+// The ftype's default tensor type (llama-quant.cpp, llama_model_quantize_impl: the switch on ftype).
+const GgmlType& gguf_default(const std::string& ftype) {
+    static const std::map<std::string, const char*> d = {
+        {"f16", "f16"},   {"q8_0", "q8_0"}, {"q6_k", "q6_k"}, {"q5_k_m", "q5_k"}, {"q5_0", "q5_0"},
+        {"q4_k_m", "q4_k"}, {"q4_0", "q4_0"}, {"q3_k_m", "q3_k"}, {"q2_k", "q2_k"}, {"iq4_xs", "iq4_xs"}};
+    auto it = d.find(ftype);
+    return T(it == d.end() ? "f16" : it->second);
+}
+
+// llama-quant.cpp tensor_type_fallback: a row length the block does not divide takes a compatible type.
+const GgmlType& fallback(const GgmlType& t, i64 cols) {
+    if (cols % t.block_weights == 0) return t;
+    const std::string n = t.name;
+    const GgmlType* r = nullptr;
+    if (n == "iq4_xs") r = &T("iq4_nl");
+    else if (n == "q2_k" || n == "q3_k") r = &T("q4_0");
+    else if (n == "q4_k") r = &T("q5_0");
+    else if (n == "q5_k") r = &T("q5_1");
+    else if (n == "q6_k") r = &T("q8_0");
+    if (!r || cols % r->block_weights != 0) return T("f16");
+    return *r;
+}
+
+// use_more_bits (llama-quant.cpp): the first and last eighth of the layers and every third one between.
+bool use_more_bits(i64 i, i64 n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; }
+
+// The tests through which gguf_tensor_type's choice depends on the layer index i of n: i < 2
+// (i_attention_wv), i < n/16, i < n/8 and use_more_bits. Layers of one class get the same types.
+int layer_class(i64 i, i64 n) {
+    return (i < 2 ? 1 : 0) | (i < n / 16 ? 2 : 0) | (i < n / 8 ? 4 : 0) | (use_more_bits(i, n) ? 8 : 0);
+}
+
+std::string fmt_params(double n) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2fB", n / 1e9);
+    return buf;
+}
+
+}  // namespace
+
+const GgmlType* ggml_type(std::string_view name) {
+    for (const auto& t : kTypes)
+        if (name == t.name) return &t;
+    return nullptr;
+}
+
+double ggml_tensor_bytes(const GgmlType& t, i64 rows, i64 cols) {
+    const double blocks = std::ceil(static_cast<double>(cols) / t.block_weights);
+    return static_cast<double>(rows) * blocks * t.block_bytes;
+}
+
+// llama_tensor_get_type_impl of llama.cpp (src/llama-quant.cpp @007dbbf3) for the ftypes we offer.
+const GgmlType& gguf_tensor_type(const GgufContext& c, const std::string& role, i64 i, i64 cols) {
+    const std::string& f = c.ftype;
+    const GgmlType& base = gguf_default(f);
+    if (std::string(base.name) == "f16") return base;
+    const GgmlType* t = &base;
+    const bool falcon = c.arch == "falcon";
+    const i64 n = c.n_layer;
+    if (role == "output" || (c.tied_embeddings && role == "token_embd")) {
+        // Output head: Q8_0 for Falcon or a row length the block does not divide, else Q6_K (Q8_0 stays).
+        if (falcon || cols % base.block_weights != 0) t = &T("q8_0");
+        else if (std::string(base.name) != "q8_0") t = &T("q6_k");
+        return fallback(*t, cols);
+    }
+    if (role == "token_embd") return fallback(*t, cols);
+    if (role == "attn_v" || role == "attn_qkv" || role == "attn_kv_b") {
+        if (f == "q2_k") t = &T(c.n_gqa >= 4 ? "q4_k" : "q3_k");
+        else if (f == "q3_k_m") t = &T(i < 2 ? "q5_k" : "q4_k");  // i_attention_wv < 2
+        else if (f == "iq4_xs" && c.n_gqa >= 4) t = &T("q5_k");
+        else if ((f == "q4_k_m" || f == "q5_k_m") && use_more_bits(i, n)) t = &T("q6_k");
+        // LLM_TYPE_70B: 8 heads share attn_v, so it gets more bits at negligible size.
+        if (c.type_70b && (std::string(t->name) == "q3_k" || std::string(t->name) == "q4_k")) t = &T("q5_k");
+        if (c.n_expert == 8) t = &T("q8_0");
+        return fallback(*t, cols);
+    }
+    if (role == "attn_k") {
+        if (c.n_expert == 8) t = &T("q8_0");
+        return fallback(*t, cols);
+    }
+    if (role == "ffn_down") {
+        if (f == "q2_k") t = &T("q3_k");
+        else if (f == "q3_k_m")
+            t = &T(i < n / 16 ? "q5_k" : (!falcon || use_more_bits(i, n)) ? "q4_k" : "q3_k");
+        else if (f == "q4_k_m") {
+            if (falcon) t = &T(i < n / 16 ? "q6_k" : use_more_bits(i, n) ? "q5_k" : "q4_k");
+            else if (use_more_bits(i, n)) t = &T("q6_k");
+        } else if (f == "iq4_xs" && i < n / 8) {
+            t = &T("q5_k");  // without an importance matrix
+        } else if (f == "q5_k_m" && use_more_bits(i, n)) {
+            t = &T("q6_k");
+        }
+        return fallback(*t, cols);
+    }
+    if (role == "attn_output") {
+        if (!falcon) {
+            if (c.n_expert == 8) {
+                if (f == "q2_k" || f == "q3_k_m" || f == "q4_k_m" || f == "iq4_xs") t = &T("q5_k");
+            } else if (f == "q2_k") {
+                t = &T("q3_k");
+            } else if (f == "q3_k_m") {
+                t = &T("q4_k");
+            }
+        }
+        return fallback(*t, cols);
+    }
+    return fallback(*t, cols);
+}
+
+std::string gguf_role(const ModelSpec& m, const ParamGroup& g) {
+    // llama.cpp's tensor names (llama-arch.cpp LLM_TENSOR_NAMES) by the role of our tensor. The gate
+    // projections take the ffn_up rules (llama_tensor_get_type treats ffn_gate and ffn_up alike for the
+    // file types we model); MLA's low-rank q_a/q_b/kv_a fall under its default rule.
+    switch (g.role) {
+        case Role::lm_head: return "output";
+        case Role::embed: return g.rows == m.vocab ? "token_embd" : "other";
+        case Role::router: return "router";
+        case Role::v: return "attn_v";
+        case Role::qkv: return "attn_qkv";
+        case Role::kv_b: return "attn_kv_b";
+        case Role::k: return "attn_k";
+        case Role::q: return "attn_q";
+        case Role::o: return "attn_output";
+        case Role::down: return "ffn_down";
+        case Role::gate: case Role::up: case Role::gate_up: case Role::pooler: return "ffn_up";
+        case Role::q_a: case Role::q_b: case Role::kv_a: case Role::norm: return "other";
+    }
+    return "other";
+}
+
+double WeightBytes::total() const {
+    double t = input + output;
+    for (double l : layers) t += l;
+    return t;
+}
+
+WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_size, bool* ok) {
+    WeightBytes w;
+    if (ok) *ok = true;
+    const i64 L = std::max<i64>(1, m.layers);
+    w.layers.assign(static_cast<std::size_t>(L), 0.0);
+    const double plain = plain_dtype_bytes(f);
+    const double other = f == "fp32" ? 4.0 : 2.0;  // unquantised tensors keep the checkpoint's 16 bits
+    const bool gguf = is_gguf(f);
+    GgufContext gc;
+    if (gguf) {
+        gc.ftype = f.substr(5);
+        gc.arch = m.traits.gguf_arch;
+        gc.n_layer = L;
+        gc.n_gqa = m.kv_heads > 0 ? std::max<i64>(1, m.heads / m.kv_heads) : 1;
+        gc.n_expert = m.moe.experts;
+        gc.tied_embeddings = m.tied_embeddings;
+        // llama-model.cpp: an 80-layer Llama with GQA is LLM_TYPE_70B; so is an 80-layer Qwen2.
+        gc.type_70b = L == 80 && ((gc.arch == "llama" && m.kv_heads < m.heads) || gc.arch == "qwen2");
+    }
+    std::map<std::string, double> mix;
+    const bool gptq = f == "gptq-int4" || f == "gptq-int8", awq = f == "awq-int4" || f == "awq-int8";
+    const double bits = (f == "gptq-int8" || f == "awq-int8") ? 8 : 4;
+    // Bytes of one tensor of group g at decoder layer i (i < 0: not in a layer).
+    auto tensor_bytes = [&](const ParamGroup& g, i64 i, double k) -> double {
+        const double n = static_cast<double>(g.rows) * static_cast<double>(g.cols);
+        const double rows = static_cast<double>(g.rows), cols = static_cast<double>(g.cols);
+        if (gguf) {
+            // 1-D tensors (norms, biases) stay F32 (llama-quant.cpp quantises only 2-D/3-D weights; the
+            // converter writes 1-D tensors as F32). Routers (ffn_gate_inp) are never quantised.
+            const double bias = g.bias ? rows * 4.0 : 0.0;
+            if (g.cols <= 1) {
+                mix["f32"] += rows * k;
+                return rows * 4.0 + bias;
+            }
+            const std::string role = gguf_role(m, g);
+            const GgmlType& t = role == "router" ? T("f32") : gguf_tensor_type(gc, role, std::max<i64>(0, i), g.cols);
+            mix[t.name] += n * k;
+            if (std::string(t.name) != "f32" && std::string(t.name) != "f16") w.quantized_params += n * k;
+            return ggml_tensor_bytes(t, g.rows, g.cols) + bias;
+        }
+        if (plain > 0) return static_cast<double>(g.numel_each()) * plain;
+        const double bias = g.bias ? rows * other : 0.0;
+        const bool quantised = g.is_linear && g.category != ParamCategory::lm_head && g.category != ParamCategory::router;
+        if (!quantised) return static_cast<double>(g.numel_each()) * other;
+        w.quantized_params += n * k;
+        if (gptq || awq) {
+            // AutoGPTQ QuantLinear: qweight int32 [in*bits/32, out], qzeros int32 [groups, out*bits/32],
+            // scales fp16 [groups, out], g_idx int32 [in]. AutoAWQ WQLinear_GEMM: qweight int32
+            // [in, out*bits/32], qzeros int32 [groups, out*bits/32], scales fp16 [groups, out], no g_idx.
+            const double groups = group_size > 0 ? std::ceil(cols / static_cast<double>(group_size)) : 1.0;
+            const double per_int32 = 32.0 / bits;
+            const double qweight = gptq ? std::ceil(cols / per_int32) * rows * 4.0 : std::ceil(rows / per_int32) * cols * 4.0;
+            const double qzeros = groups * std::ceil(rows / per_int32) * 4.0;
+            const double scales = groups * rows * 2.0;
+            const double g_idx = gptq ? cols * 4.0 : 0.0;
+            return qweight + qzeros + scales + g_idx + bias;
+        }
+        // fp8 checkpoints (vLLM Fp8LinearMethod / compressed-tensors): e4m3 weight + an fp32 weight_scale
+        // per tensor, or per output channel.
+        if (f == "fp8-channel") return n + 4.0 * rows + bias;
+        const double q = quantized_linear_bytes(f, g.rows, g.cols);  // fp8, int8, nf4, nf4-dq (recipes.cpp)
+        if (q < 0) {
+            if (ok) *ok = false;
+            return n * 2.0 + bias;
+        }
+        return q + bias;
+    };
+    for (const auto& g : m.params) {
+        const double count = static_cast<double>(g.count);
+        const bool layer = g.layer_stack == 0 && g.category != ParamCategory::embeddings &&
+                           g.category != ParamCategory::lm_head && g.count > 1;
+        if (!layer) {
+            const double b = tensor_bytes(g, -1, count) * count;
+            if (g.category == ParamCategory::lm_head || (g.category == ParamCategory::norms && g.count == 1)) w.output += b;
+            else w.input += b;
+            continue;
+        }
+        // Spread the group over the decoder layers (count is layers x tensors per layer; MoE stacks with
+        // dense first layers spread evenly, an approximation for the per-layer type choice only).
+        // gguf_tensor_type depends on the layer index only through four tests (layer_class), so each class
+        // is costed once, with the weight of all its layers, instead of once per layer (a 10,000-layer
+        // model is 16 calls, not 70,000). Other formats do not depend on the layer at all: one class.
+        const double per_layer = count / static_cast<double>(L);
+        auto cls = [&](i64 i) { return gguf ? layer_class(i, L) : 0; };
+        std::array<i64, 16> members{}, first{};
+        for (i64 i = 0; i < L; ++i)
+            if (members[cls(i)]++ == 0) first[cls(i)] = i;
+        std::array<double, 16> bytes{};
+        for (int c = 0; c < 16; ++c)
+            if (members[c] > 0) bytes[c] = tensor_bytes(g, first[c], per_layer * static_cast<double>(members[c]));
+        for (i64 i = 0; i < L; ++i) w.layers[static_cast<std::size_t>(i)] += per_layer * bytes[cls(i)];
+    }
+    for (auto& [t, n] : mix) w.gguf_mix.emplace_back(t, n);
+    if (gguf && w.quantized_params > 0) {
+        std::string s;
+        for (const auto& [t, n] : w.gguf_mix) s += (s.empty() ? "" : ", ") + std::string(t);
+        w.detail = "GGUF " + f.substr(5) + " (llama.cpp type mix: " + s + "; 1-D tensors F32)";
+    } else if (w.quantized_params > 0) {
+        w.detail = fmt_params(w.quantized_params) + " params in " + f + " linear layers, the rest 16-bit";
+    }
+    return w;
+}
+
+double nominal_bytes_per_param(const std::string& f) {
+    if (double p = plain_dtype_bytes(f); p > 0) return p;
+    if (f == "fp8" || f == "fp8-channel" || f == "int8" || f == "gptq-int8" || f == "awq-int8" || f == "gguf-q8_0") return 1;
+    if (f == "gguf-q6_k") return 6.0 / 8;
+    if (f == "gguf-q5_k_m" || f == "gguf-q5_0") return 5.0 / 8;
+    if (f == "gguf-q3_k_m") return 3.0 / 8;
+    if (f == "gguf-q2_k") return 2.0 / 8;
+    return 0.5;  // nf4, nf4-dq, gptq/awq-int4, q4_k_m, q4_0, iq4_xs
+}
+
+}  // namespace vramcalc::detail

@@ -1,0 +1,33 @@
+#include <algorithm>
+
+#include "inference/engines.hpp"
+
+namespace vramcalc::detail {
+
+// The residual stream and the normalised input, plus the larger of the MLP and attention intermediates (transformers modeling code:
+// `down_proj(act_fn(gate_proj(x)) * up_proj(x))` holds three I-wide tensors at the product).
+double layer_forward_bytes(const Scenario& s, double T, double prompt, double c, double tp) {
+    const ModelSpec& m = s.model;
+    const double h = static_cast<double>(m.hidden), I = static_cast<double>(m.intermediate);
+    double mlp = 0;
+    if (m.moe.experts > 0) {
+        // Routed experts see top_k/E of the tokens each (one expert at a time in transformers' loop);
+        // fp32 router probabilities; the shared expert sees all tokens; the T x h output the experts'
+        // results are summed into (final_hidden_states in the transformers MoE blocks).
+        const double Ie = static_cast<double>(m.moe.expert_intermediate);
+        const double share = static_cast<double>(m.moe.top_k) / static_cast<double>(m.moe.experts);
+        mlp = 3 * T * share * Ie * c + T * static_cast<double>(m.moe.experts) * 4 +
+              3 * T * static_cast<double>(m.moe.shared_intermediate) * c + T * h * c;
+    } else {
+        mlp = (m.mlp == MlpKind::gated ? 3.0 : 2.0) * T * I * c;
+    }
+    const double q = static_cast<double>(m.heads * m.head_dim), kv = static_cast<double>(m.kv_heads * m.head_dim);
+    double attn = T * (2 * q + 2 * kv) * c;  // q, k, v and the attention output (flash / SDPA kernels)
+    if (s.attention == Attention::eager && s.framework == Framework::hf) {
+        // Eager attention: scores, their fp32 softmax and the cast back (modeling_llama eager_attention_forward).
+        attn += (T / std::max(1.0, prompt)) * static_cast<double>(m.heads) * prompt * prompt * (c + 4 + c);
+    }
+    return 2 * T * h * c + std::max(mlp, attn) / tp;
+}
+
+}  // namespace vramcalc::detail

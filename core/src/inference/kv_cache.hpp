@@ -1,0 +1,23 @@
+// Internal: the KV cache: bytes per token by layer, element type and engine (sliding windows, MLA
+// latents, tensor-parallel heads). docs/methodology.md section 7.
+#pragma once
+
+#include "vramcalc/scenario.hpp"
+
+namespace vramcalc::detail {
+
+// KV-cache element bytes for the scenario's kv_dtype and engine (q8_0/q4_0: ggml blocks).
+double kv_element_bytes(const Scenario& s);
+
+// KV bytes per token for one layer on one GPU (K and V, heads sharded by tensor parallelism).
+double kv_layer_token_bytes(const Scenario& s, double element_bytes);
+
+// KV bytes one GPU holds per sequence for `tokens` tokens, summed over its layers (sliding-window layers
+// stop at their window where the engine exploits it).
+double kv_bytes_for_tokens(const Scenario& s, double tokens);
+
+// Whether decoder layer i slides (keeps a window) and whether the engine trims those layers' cache.
+bool layer_slides(const ModelSpec& m, i64 i);
+bool engine_trims_window(const Scenario& s);
+
+}  // namespace vramcalc::detail

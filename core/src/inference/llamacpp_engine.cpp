@@ -1,0 +1,65 @@
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "bill/lines.hpp"
+#include "common/format.hpp"
+#include "inference/engines.hpp"
+#include "inference/kv_cache.hpp"
+#include "inference/placement.hpp"
+#include "common/checked.hpp"
+#include "runtime/runtime.hpp"
+
+namespace vramcalc::detail {
+
+// ---- llama.cpp ----
+// llama-model.cpp load_tensors: the input embedding stays on the CPU; layer i is offloaded when
+// i >= n_layer - n_gpu_layers; the output layer when n_gpu_layers > n_layer. The KV cache of a layer
+// lives with the layer (n_ctx cells shared by all sequences). The CUDA compute buffer holds the largest
+// tensors of one ubatch's graph (ggml-alloc reuses the rest): the f32 KQ scores without flash attention,
+// the FFN intermediates, and the output logits.
+void llamacpp_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
+    const ModelSpec& m = s.model;
+    const i64 L = std::max<i64>(1, m.layers);
+    const i64 ngl = s.n_gpu_layers < 0 ? L + 1 : std::min(s.n_gpu_layers, L + 1);
+    const i64 gpu_layers = std::min(ngl, L);
+    const bool output_gpu = ngl > L;
+    double gpu_w = output_gpu ? w.output : 0, cpu_w = w.input + (output_gpu ? 0 : w.output);
+    for (i64 i = 0; i < L && i < static_cast<i64>(w.layers.size()); ++i)
+        (i >= L - gpu_layers ? gpu_w : cpu_w) += w.layers[static_cast<std::size_t>(i)];
+    add_line(b, "weights", gpu_w, (w.detail.empty() ? s.weights : w.detail) + ", " + std::to_string(gpu_layers) + " of " +
+                                 std::to_string(L) + " layers on the GPU" + (output_gpu ? " + output" : ""));
+    const double per_token_layer = kv_layer_token_bytes(s, kv_element_bytes(s));
+    const double n_ctx = static_cast<double>(s.n_ctx);
+    double gpu_kv = 0, cpu_kv = 0;
+    for (i64 i = 0; i < L; ++i) {
+        // Sliding-window layers get their own cache of n_swa + n_ubatch cells for one sequence
+        // (llama-kv-cache-iswa.cpp, llama_kv_cache_iswa: size_swa = min(size_base, n_swa * n_seq_max + n_ubatch)).
+        const double cells = layer_slides(m, i) ? std::min(n_ctx, static_cast<double>(m.sliding_window + s.n_ubatch)) : n_ctx;
+        (i >= L - gpu_layers ? gpu_kv : cpu_kv) += per_token_layer * cells;
+    }
+    add_line(b, "kv_cache", gpu_kv, whole(per_token_layer * static_cast<double>(L)) + " B/token x n_ctx " + whole(n_ctx) +
+                                   " cells (" + to_string(s.kv_dtype) + ")");
+    const double ub = static_cast<double>(std::min<i64>(s.n_ubatch, s.n_ctx));
+    const double kq = s.attention == Attention::flash ? 0 : static_cast<double>(m.heads) * n_ctx * ub * 4;
+    // Two f32 ubatch x n_ff FFN tensors (gate and up) are live at the product.
+    const double ffn = ub * static_cast<double>(std::max(m.intermediate, m.moe.expert_intermediate)) * 4 * 2;
+    const double logits = output_gpu ? static_cast<double>(m.vocab) * ub * 4 : 0;
+    // Beside the largest of those: the f32 residual stream of the ubatch and the layer's output (inpL, cur).
+    const double compute = gpu_layers > 0 ? std::max({kq, ffn, logits}) + 2 * ub * static_cast<double>(m.hidden) * 4 : 0;
+    add_line(b, "compute_buffer", compute, "ggml CUDA compute buffer for a " + whole(ub) + "-token ubatch" +
+                                          (kq > 0 ? " (f32 KQ scores, no flash attention)" : ""));
+    const CudaContext context = cuda_context(b.gpu);
+    const double ctx = gpu_layers > 0 || output_gpu ? context.bytes : 0;
+    add_line(b, "cuda_context", ctx, context.detail);
+    b.cpu_bytes += saturated_bytes(cpu_w + cpu_kv);
+    b.device_bytes = component_sum(b);
+    b.peak_allocated_bytes = b.device_bytes - saturated_bytes(ctx);
+    b.peak_reserved_bytes = b.peak_allocated_bytes;  // ggml allocates its buffers once
+    b.fits = b.gpu.memory_bytes > 0 && b.device_bytes <= b.gpu.memory_bytes;
+    if (s.prompt_len + s.gen_len > s.n_ctx)
+        b.warnings.push_back("prompt_len + gen_len exceeds n_ctx (" + std::to_string(s.n_ctx) + "): llama.cpp would shift or stop");
+    b.peak_phase = "serving";
+}
+
+}  // namespace vramcalc::detail

@@ -1,0 +1,80 @@
+// PyTorch engines: transformers, LitGPT, torchtune (and DeepSpeed/Megatron run as transformers).
+#include "inference/engines.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "bill/lines.hpp"
+#include "common/format.hpp"
+#include "inference/engines.hpp"
+#include "inference/kv_cache.hpp"
+#include "inference/placement.hpp"
+#include "runtime/runtime.hpp"
+
+namespace vramcalc::detail {
+
+void torch_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
+    const ModelSpec& m = s.model;
+    const Split p = split_of(s);
+    const double tp = static_cast<double>(p.tp), c = compute_bytes(s);
+    const i64 Lp = layers_per_stage(s);
+    const double batch = static_cast<double>(s.batch), P = static_cast<double>(s.prompt_len);
+    const double len = static_cast<double>(s.prompt_len + s.gen_len);
+
+    // Weights on the most loaded GPU. LitGPT's sequential generation keeps embeddings, the final norm and
+    // the head on cuda:0 (litgpt/generate/sequentially.py); transformers' device_map="auto" puts the
+    // embedding with the first layers and the head with the last. Tensor parallel shards the layers'
+    // linears (LitGPT generate/tp.py) and replicates embeddings and head.
+    double layer_w = 0;
+    for (i64 i = 0; i < Lp && i < static_cast<i64>(w.layers.size()); ++i) layer_w += w.layers[static_cast<std::size_t>(i)];
+    layer_w /= tp;
+    double weights = layer_w + w.input + w.output;
+    if (p.pp > 1 && s.framework != Framework::litgpt) weights = layer_w + std::max(w.input, w.output);
+    const std::string where = p.tp > 1 ? " (layers sharded over tp " + std::to_string(p.tp) + ")"
+                            : p.pp > 1 ? " (" + std::to_string(Lp) + " of " + std::to_string(m.layers) + " layers on the first GPU)" : "";
+    add_line(b, "weights", weights, (w.detail.empty() ? s.weights : w.detail) + where);
+
+    // KV cache. transformers' DynamicCache grows with the sequence (prompt at prefill, prompt + generated
+    // at the end); LitGPT allocates prompt + max_new_tokens up front (model.set_kv_cache); torchtune's
+    // setup_caches sizes the cache to the model's max_seq_len (or max_model_len when given).
+    const bool stat = s.framework == Framework::litgpt || s.framework == Framework::torchtune;
+    double cache_len = len;
+    if (s.framework == Framework::torchtune)
+        cache_len = static_cast<double>(s.max_model_len > 0 ? s.max_model_len : std::max<i64>(m.max_positions, s.prompt_len + s.gen_len));
+    auto kv_tokens = [&](double t) { return kv_bytes_for_tokens(s, t) * batch; };
+    const double kv_end = kv_tokens(cache_len);
+    const double kv_prefill = stat ? kv_end : kv_tokens(P);
+
+    // Prefill working memory (one layer at a time, no autograd) and the logits: transformers >= 4.45 keeps
+    // the last position only (num_logits_to_keep=1) and upcasts it, and generate takes an fp32 copy;
+    // LitGPT and torchtune compute logits for every prompt position.
+    const double prefill_act = layer_forward_bytes(s, batch * P, P, c, tp);
+    const double V = static_cast<double>(m.vocab);
+    const double logits_prefill = s.framework == Framework::hf ? batch * V * (c + 4 + 4) : batch * P * V * c + batch * V * 4;
+    const double logits_decode = batch * V * (c + 4 + 4);
+    // Decode: DynamicCache.update concatenates K (then V) of one layer: the old and new tensors coexist.
+    const double decode_act = layer_forward_bytes(s, batch, 1, c, tp) + (stat ? 0 : kv_end / static_cast<double>(std::max<i64>(1, 2 * Lp)));
+    // LitGPT's boolean causal mask for the cache length (build_mask_cache).
+    const double mask = s.framework == Framework::litgpt ? cache_len * cache_len : 0;
+
+    const double prefill = kv_prefill + prefill_act + logits_prefill;
+    const double decode = kv_end + decode_act + logits_decode;
+    const bool prefill_peak = prefill > decode;
+    add_line(b, "kv_cache", prefill_peak ? kv_prefill : kv_end,
+        whole(kv_layer_token_bytes(s, kv_element_bytes(s)) * static_cast<double>(Lp)) + " B/token x " + whole(prefill_peak && !stat ? P : cache_len) +
+            " tokens x " + std::to_string(s.batch) + (stat ? " (static cache)" : " (cache grows with the sequence)"));
+    add_line(b, "activations", (prefill_peak ? prefill_act : decode_act) + mask,
+        prefill_peak ? "prefill of " + whole(batch * P) + " tokens, one layer at a time (MLP intermediates)"
+                     : "one decode step + the cache concatenation");
+    add_line(b, "logits", prefill_peak ? logits_prefill : logits_decode,
+        s.framework == Framework::hf ? "last-position logits, bf16 + fp32 upcast + fp32 copy"
+                                     : "logits for the prompt positions (compute dtype) + fp32 last position");
+    b.peak_phase = prefill_peak ? "prefill" : "decode";
+
+    close_torch_bill(b);
+    if (s.framework == Framework::torchtune && s.max_model_len == 0)
+        b.warnings.push_back("torchtune sizes its KV cache to the model's max_seq_len (" + whole(cache_len) + " tokens); set max_model_len to change it");
+}
+
+}  // namespace vramcalc::detail

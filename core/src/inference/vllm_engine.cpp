@@ -1,0 +1,82 @@
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "bill/lines.hpp"
+#include "common/format.hpp"
+#include "inference/engines.hpp"
+#include "inference/kv_cache.hpp"
+#include "inference/placement.hpp"
+#include "common/checked.hpp"
+#include "runtime/runtime.hpp"
+
+namespace vramcalc::detail {
+
+// ---- vLLM ----
+// Startup (vllm/worker gpu_worker.determine_available_memory): load weights, profile one forward of
+// max_num_batched_tokens tokens and a sampler run over max_num_seqs sequences, then give
+// gpu_memory_utilization x total - weights - activation peak - non-torch memory to the KV cache, in blocks
+// of block_size tokens. CUDA graphs are captured afterwards, outside that budget.
+void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
+    const ModelSpec& m = s.model;
+    const Split p = split_of(s);
+    const double tp = static_cast<double>(p.tp), c = compute_bytes(s);
+    // vLLM shards every linear and the vocabulary (VocabParallelEmbedding, ParallelLMHead) over TP ranks.
+    double layers = 0;
+    const i64 Lp = layers_per_stage(s);
+    for (i64 i = 0; i < Lp && i < static_cast<i64>(w.layers.size()); ++i) layers += w.layers[static_cast<std::size_t>(i)];
+    const double weights = (layers + w.input + w.output) / tp;
+    add_line(b, "weights", weights, (w.detail.empty() ? s.weights : w.detail) + (p.tp > 1 ? ", sharded over tp " + std::to_string(p.tp) : ""));
+    const double N = static_cast<double>(s.max_num_batched_tokens);
+    // Sampler profiling: fp32 logits, probabilities and log-probabilities for max_num_seqs sequences.
+    const double sampler = static_cast<double>(s.max_num_seqs) * static_cast<double>(m.vocab) * 4 * 3;
+    const double act = std::max(layer_forward_bytes(s, N, N, c, tp), sampler);
+    add_line(b, "activations", act, "profiled forward peak: " + whole(N) + " batched tokens (MLP intermediates) or the sampler over " +
+                                   std::to_string(s.max_num_seqs) + " sequences");
+    const CudaContext context = cuda_context(b.gpu);
+    const double budget = s.gpu_memory_utilization * static_cast<double>(b.gpu.memory_bytes);
+    const double pool = std::max(0.0, budget - weights - act - context.bytes);
+    // CUDA graphs: vLLM issue #7553 measured 2464 MiB per GPU for the captured batch sizes (0 with enforce_eager).
+    const double graphs = s.enforce_eager ? 0.0 : 2464.0 * 1048576.0;
+    const double eb = kv_element_bytes(s);
+    const double per_token_layer = kv_layer_token_bytes(s, eb);
+    const double block = static_cast<double>(s.block_size);
+    // One sequence's blocks: per layer, ceil(tokens / block) blocks. A sliding layer keeps only the
+    // window, but a window that starts inside a block still holds that whole block: window + block
+    // tokens bound it (vLLM v1 frees a sliding layer's blocks once they fall wholly outside the window).
+    auto seq_bytes = [&](double len) {
+        double t = 0;
+        for (i64 i = 0; i < Lp; ++i) {
+            const double tokens = layer_slides(m, i) ? std::min(len, static_cast<double>(m.sliding_window) + block) : len;
+            t += std::ceil(tokens / block) * block * per_token_layer;
+        }
+        return t;
+    };
+    const double len = static_cast<double>(s.prompt_len + s.gen_len);
+    const double one = seq_bytes(len);
+    const std::int64_t seqs = one > 0 ? static_cast<std::int64_t>(std::floor(pool / one)) : 0;
+    const double kv_tokens = per_token_layer > 0 ? std::floor(pool / (per_token_layer * static_cast<double>(Lp) * block)) * block : 0;
+    add_line(b, "kv_cache", pool, "vLLM block pool: " + gib(budget) + " (gpu_memory_utilization " + whole(s.gpu_memory_utilization * 100) +
+                                 " %) - weights - activations - non-torch = " + whole(kv_tokens) + " tokens in " + whole(block) +
+                                 "-token blocks, " + std::to_string(seqs) + " sequences of " + whole(len) + " tokens");
+    add_line(b, "cuda_graphs", graphs, "CUDA graphs captured after the pool (vLLM #7553: 2464 MiB per GPU)");
+    add_line(b, "cuda_context", context.bytes, context.detail + "; vLLM counts it as non-torch memory");
+    b.kv_pool_bytes = saturated_bytes(pool);
+    b.kv_pool_sequences = seqs;
+    b.peak_allocated_bytes = component_sum(b) - saturated_bytes(context.bytes);  // weights + act + pool + graphs
+    b.peak_reserved_bytes = b.peak_allocated_bytes;  // the pool is one preallocation: no caching slack to speak of
+    b.device_bytes = b.peak_reserved_bytes + saturated_bytes(context.bytes);
+    const std::int64_t need = std::max<std::int64_t>(s.batch, 1);
+    bool ok = b.gpu.memory_bytes > 0 && b.device_bytes <= b.gpu.memory_bytes && seqs >= need;
+    if (s.max_model_len > 0 && seq_bytes(static_cast<double>(s.max_model_len)) > pool) {
+        ok = false;
+        b.warnings.push_back("vLLM refuses to start: one sequence of max_model_len " + std::to_string(s.max_model_len) +
+                             " tokens needs more KV cache than the pool holds");
+    }
+    if (s.batch > s.max_num_seqs)
+        b.warnings.push_back("batch exceeds max_num_seqs (" + std::to_string(s.max_num_seqs) + "): vLLM queues the rest");
+    b.fits = ok;
+    b.peak_phase = "serving";
+}
+
+}  // namespace vramcalc::detail

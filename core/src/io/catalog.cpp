@@ -1,0 +1,86 @@
+#include "vramcalc/catalog.hpp"
+
+#include <set>
+
+#include "io/json_reader.hpp"
+#include "vramcalc/hf_config.hpp"
+
+namespace vramcalc {
+
+using detail::FieldReader;
+using detail::json;
+
+const ModelPreset* Catalog::find_model(std::string_view id) const {
+    for (const auto& m : models_)
+        if (m.id == id) return &m;
+    return nullptr;
+}
+
+const GpuSpec* Catalog::find_gpu(std::string_view id) const {
+    for (const auto& g : gpus_)
+        if (g.id == id) return &g;
+    return nullptr;
+}
+
+Result<Catalog> Catalog::parse(const std::vector<std::string_view>& model_files, std::string_view gpus_json) {
+    Result<Catalog> out;
+    Catalog cat;
+    std::set<std::string> ids;
+    for (std::size_t i = 0; i < model_files.size(); ++i) {
+        json j = json::parse(model_files[i].begin(), model_files[i].end(), nullptr, false);
+        const std::string where = "presets.models[" + std::to_string(i) + "]";
+        if (j.is_discarded() || !j.is_object()) {
+            out.errors.push_back({where, "not a JSON object"});
+            continue;
+        }
+        FieldReader r(j, where, out.errors);
+        ModelPreset p;
+        p.id = r.string_or("id", "");
+        p.name = r.string_or("name", p.id);
+        p.hub_id = r.string_or("hub_id", "");
+        p.family = r.string_or("family", "Other");
+        p.source = r.string_or("source", "");
+        if (p.id.empty() || !j.contains("config")) {
+            out.errors.push_back({where, "a model preset needs \"id\" and \"config\""});
+            continue;
+        }
+        if (!ids.insert(p.id).second) out.errors.push_back({where, "duplicate preset id \"" + p.id + "\""});
+        auto spec = model_from_config(j["config"], p.name, "presets." + p.id + ".config");
+        if (!spec.ok()) {
+            for (auto& e : spec.errors) out.errors.push_back(e);
+            continue;
+        }
+        p.config_json = j["config"].dump();
+        p.spec = std::move(*spec.value);
+        p.params = count_parameters(p.spec);
+        cat.models_.push_back(std::move(p));
+    }
+
+    json g = json::parse(gpus_json.begin(), gpus_json.end(), nullptr, false);
+    if (g.is_discarded() || !g.is_object() || !g.contains("gpus") || !g["gpus"].is_array()) {
+        out.errors.push_back({"presets.gpus", "expected {\"gpus\": [...]}"});
+    } else {
+        std::set<std::string> gpu_ids;
+        for (std::size_t i = 0; i < g["gpus"].size(); ++i) {
+            const json& e = g["gpus"][i];
+            FieldReader r(e, "presets.gpus[" + std::to_string(i) + "]", out.errors);
+            GpuSpec s;
+            s.id = r.string_or("id", "");
+            s.name = r.string_or("name", s.id);
+            s.vendor = r.string_or("vendor", "");
+            s.arch = r.string_or("arch", "");
+            s.memory_bytes = r.integer({"memory_bytes"}, 1, std::int64_t{1} << 50).value_or(0);
+            s.bf16 = r.boolean_or("bf16", true);
+            s.peak_bf16_tflops = r.number_or("peak_bf16_tflops", 0, 0, 1e6);
+            s.memory_bandwidth_gbps = r.number_or("memory_bandwidth_gbps", 0, 0, 1e7);
+            s.source = r.string_or("source", "");
+            if (s.id.empty()) r.error("id", "missing required key");
+            if (!gpu_ids.insert(s.id).second) r.error("id", "duplicate GPU id \"" + s.id + "\"");
+            cat.gpus_.push_back(std::move(s));
+        }
+    }
+    if (out.errors.empty()) out.value = std::move(cat);
+    return out;
+}
+
+}  // namespace vramcalc

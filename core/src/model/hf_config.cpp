@@ -1,0 +1,107 @@
+// Reading a config.json: the dimensions every family shares, then the family's module layout
+// (families.cpp). Limits on sizes keep every product below 2^63 for the byte arithmetic downstream;
+// they are far above any real model (largest public vocab ~256k, hidden ~25k, layers ~130).
+#include "vramcalc/hf_config.hpp"
+
+#include <algorithm>
+
+#include "model/families.hpp"
+#include "io/json_reader.hpp"
+#include "vramcalc/json_text.hpp"
+
+namespace vramcalc {
+
+using detail::FieldReader;
+using detail::json;
+
+namespace {
+constexpr i64 kMaxVocab = i64{1} << 24;   // 16.7M tokens
+constexpr i64 kMaxWidth = i64{1} << 20;   // hidden / intermediate / head sizes
+constexpr i64 kMaxLayers = 10000;
+constexpr i64 kMaxHeads = i64{1} << 16;
+constexpr i64 kMaxExperts = i64{1} << 16;
+}  // namespace
+
+const std::vector<std::string>& supported_model_types() {
+    static const std::vector<std::string> types = {
+        "llama", "mistral", "mixtral", "qwen", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
+        "gemma", "gemma2", "phi", "phi3", "gpt_neox", "stablelm", "falcon", "bloom", "gpt2",
+        "opt", "bert", "t5", "mt5", "deepseek_v2", "deepseek_v3", "baichuan"};
+    return types;
+}
+
+Result<ModelSpec> model_from_config(const json& config, const std::string& name, const std::string& prefix) {
+    Result<ModelSpec> out;
+    if (!config.is_object()) {
+        out.errors.push_back({prefix, "expected a JSON object (the contents of config.json), got " +
+                                          detail::describe(config)});
+        return out;
+    }
+    FieldReader r(config, prefix, out.errors);
+    ModelSpec m;
+    m.name = name;
+    m.model_type = r.string_or("model_type", "");
+    if (m.model_type.empty()) {
+        r.error("model_type", "missing required key (a Hugging Face model type such as \"llama\")");
+        return out;
+    }
+    // Old Falcon checkpoints name their type after the data set.
+    if (m.model_type == "RefinedWeb" || m.model_type == "RefinedWebModel") m.model_type = "falcon";
+
+    detail::Dims d;
+    d.vocab = r.integer({"vocab_size", "padded_vocab_size"}, 1, kMaxVocab).value_or(0);
+    const bool t5_like = m.model_type == "t5" || m.model_type == "mt5";
+    d.hidden = r.integer({"hidden_size", "n_embd", "n_embed", "d_model"}, 1, kMaxWidth).value_or(0);
+    d.layers = r.integer({"num_hidden_layers", "n_layer", "num_layers"}, 1, kMaxLayers).value_or(0);
+    d.heads = r.integer({"num_attention_heads", "n_head", "num_heads"}, 1, kMaxHeads).value_or(0);
+    if (!out.errors.empty()) return out;
+
+    d.kv_heads = r.integer_or({"num_key_value_heads", "num_kv_heads", "n_head_kv"}, d.heads, 1, kMaxHeads);
+    const bool explicit_head_dim = r.has("head_dim") || r.has("kv_channels") || (t5_like && r.has("d_kv"));
+    d.head_dim = r.integer_or({"head_dim", "kv_channels", "d_kv"}, 0, 1, kMaxWidth);
+    if (!explicit_head_dim) {
+        if (d.hidden % d.heads != 0) {
+            r.error("num_attention_heads", std::to_string(d.heads) + " does not divide hidden_size " +
+                                               std::to_string(d.hidden) + " (give head_dim explicitly)");
+            return out;
+        }
+        d.head_dim = d.hidden / d.heads;
+    }
+    if (d.heads % d.kv_heads != 0) {
+        r.error("num_key_value_heads", std::to_string(d.kv_heads) + " does not divide num_attention_heads " +
+                                           std::to_string(d.heads));
+        return out;
+    }
+    d.intermediate = r.integer_or({"intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size", "d_ff"},
+                                  0, 1, kMaxWidth);
+    d.max_positions = r.integer_or({"max_position_embeddings", "n_positions", "seq_length"}, 0, 0,
+                                   i64{1} << 24);
+    d.limits = {kMaxWidth, kMaxLayers, kMaxExperts};
+    if (!out.errors.empty()) return out;
+
+    if (!detail::build_family(m, d, r, out.warnings)) {
+        if (out.errors.empty()) out.errors.push_back({prefix, "could not build model"});
+        return out;
+    }
+    if (!out.errors.empty()) return out;
+    const ParamBreakdown p = count_parameters(m);
+    if (p.overflow) {
+        out.errors.push_back({prefix, "the parameter count overflows 64 bits: the sizes are absurd"});
+        return out;
+    }
+    out.value = std::move(m);
+    return out;
+}
+
+Result<ModelSpec> model_from_config_text(std::string_view text, const std::string& name) {
+    std::string why;
+    const auto j = parse_json_text(text, why);  // depth-limited: deep documents overflowed the stack
+    if (!j) {
+        Result<ModelSpec> out;
+        out.errors.push_back({"config", why + " in " + name});
+        return out;
+    }
+    return model_from_config(*j, name);
+}
+
+}  // namespace vramcalc

@@ -1,0 +1,28 @@
+// Internal: what the CUDA runtime and PyTorch's caching allocator add around the tensors (allocated ->
+// reserved -> device). Sources beside each figure in runtime.cpp; docs/methodology.md section 6.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "vramcalc/bill.hpp"
+#include "vramcalc/gpu.hpp"
+
+namespace vramcalc::detail {
+
+// CUDA context + kernels + library handles: seen by nvidia-smi, not by torch's counters.
+struct CudaContext {
+    double bytes = 0;
+    std::string detail;
+};
+CudaContext cuda_context(const GpuSpec& g);
+
+// torch.cuda.max_memory_reserved() for a max_memory_allocated() (bytes; never below `allocated`).
+std::int64_t reserved_bytes(std::int64_t allocated);
+
+// Closes a PyTorch bill whose components hold the allocated peak (plus b.torch_uncounted_bytes of
+// memory outside torch's allocator): peak allocated / reserved, the allocator_slack and cuda_context
+// lines, device_bytes and the verdict.
+void close_torch_bill(Bill& b);
+
+}  // namespace vramcalc::detail

@@ -1,0 +1,134 @@
+// The solvers: the largest micro-batch, sequence length, concurrency and context that fit a GPU, for one
+// GPU or a whole catalog. Each asks the estimator (estimate_peak) at the points the search visits.
+#include "solvers/solvers.hpp"
+
+#include <map>
+#include <tuple>
+
+#include "solvers/search.hpp"
+#include "vramcalc/estimate.hpp"
+
+namespace vramcalc {
+
+std::int64_t solve_max_batch(const Scenario& base, std::int64_t cap) {
+    Scenario s = base;
+    const double budget = static_cast<double>(s.gpu.memory_bytes) * s.target_utilization;
+    return detail::largest_fitting(cap, [&](std::int64_t n) {
+        (s.workload == Workload::train ? s.micro_batch : s.batch) = n;
+        return static_cast<double>(estimate_peak(s).device_bytes) <= budget;
+    });
+}
+
+std::int64_t solve_max_seq_len(const Scenario& base, std::int64_t cap) {
+    Scenario s = base;
+    const double budget = static_cast<double>(s.gpu.memory_bytes) * s.target_utilization;
+    return detail::largest_fitting(cap, [&](std::int64_t n) {
+        s.seq_len = n;
+        return static_cast<double>(estimate_peak(s).device_bytes) <= budget;
+    });
+}
+
+namespace detail {
+
+InferenceLimits inference_limits(const Scenario& base) {
+    InferenceLimits r;
+    // A scenario "fits" for a solver when the engine can serve it: vLLM needs the pool to hold the
+    // sequences; the others need device memory within target_utilization of the GPU.
+    auto serves = [&](const Scenario& t) {
+        const Bill b = estimate_peak(t);
+        if (t.framework == Framework::vllm) return b.fits;
+        return static_cast<double>(b.device_bytes) <= static_cast<double>(t.gpu.memory_bytes) * t.target_utilization;
+    };
+    auto largest = [&](std::int64_t cap, auto set) -> std::int64_t {
+        Scenario t = base;
+        return largest_fitting(cap, [&](std::int64_t n) { set(t, n); return serves(t); });
+    };
+    if (base.model.count_only) return r;
+    if (base.framework == Framework::vllm) {
+        const Bill b = estimate_peak(base);
+        r.max_concurrent_sequences = std::min(b.kv_pool_sequences.value_or(0), base.max_num_seqs);
+    } else if (base.framework == Framework::llamacpp) {
+        // llama.cpp's n_ctx cells are shared: sequences of this length that fit in n_ctx.
+        const std::int64_t len = std::max<std::int64_t>(1, base.prompt_len + base.gen_len);
+        const Bill b = estimate_peak(base);
+        r.max_concurrent_sequences = b.fits ? base.n_ctx / len : 0;
+    } else {
+        r.max_concurrent_sequences = largest(1 << 16, [](Scenario& t, std::int64_t n) { t.batch = n; });
+    }
+    if (base.framework == Framework::llamacpp) {
+        r.max_context = largest(std::int64_t{1} << 24, [](Scenario& t, std::int64_t n) {
+            t.n_ctx = n;
+            t.prompt_len = std::max<std::int64_t>(0, n - t.gen_len);
+        });
+    } else {
+        const std::int64_t n = largest(std::int64_t{1} << 24, [](Scenario& t, std::int64_t v) {
+            t.prompt_len = v;
+            if (t.max_model_len > 0) t.max_model_len = std::max(t.max_model_len, v + t.gen_len);
+        });
+        r.max_context = n > 0 ? n + base.gen_len : 0;
+    }
+    return r;
+}
+
+}  // namespace detail
+
+std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<GpuSpec>& gpus) {
+    std::vector<CatalogFit> out(gpus.size());
+    // Training (without RLHF, whose rollout engine sizes itself by the GPU's memory): the bill sees a GPU
+    // only through its vendor, architecture (the CUDA context) and bf16 support, so GPUs of one such class
+    // share every estimate, and a larger budget never gives a smaller answer. Each class is solved in order
+    // of budget, each search starting from the previous answer. Inference and RLHF: one solve per GPU.
+    const bool shared = base.workload == Workload::train && base.rlhf.algorithm == RlhfAlgorithm::none;
+    std::vector<std::size_t> order(gpus.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto cls = [&](const GpuSpec& g) { return std::tie(g.vendor, g.arch, g.bf16); };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return std::tuple(cls(gpus[a]), gpus[a].memory_bytes) < std::tuple(cls(gpus[b]), gpus[b].memory_bytes);
+    });
+    std::map<std::pair<int, std::int64_t>, std::int64_t> device;  // (field, value) -> device bytes, this class
+    std::int64_t prev_batch = 0, prev_len = 0;
+    const GpuSpec* class_of = nullptr;
+    const std::int64_t batch_cap = 1 << 16, len_cap = std::int64_t{1} << 24;
+    for (std::size_t i : order) {
+        const GpuSpec& g = gpus[i];
+        Scenario s = base;
+        s.gpu = g;
+        CatalogFit& f = out[i];
+        f.gpu = g;
+        const Bill b = estimate_peak(s);
+        f.device_bytes = b.device_bytes;
+        f.fits = b.fits;
+        if (s.workload == Workload::infer) {
+            const detail::InferenceLimits lim = detail::inference_limits(s);
+            f.max_batch = f.max_concurrent_sequences = lim.max_concurrent_sequences;
+            f.max_context = lim.max_context;
+            continue;
+        }
+        if (!shared) {
+            f.max_batch = solve_max_batch(s, batch_cap);
+            if (!s.model.count_only) f.max_seq_len = solve_max_seq_len(s, len_cap);
+            continue;
+        }
+        if (!class_of || cls(*class_of) != cls(g)) {
+            device.clear();
+            prev_batch = prev_len = 0;
+        }
+        class_of = &g;
+        const double budget = static_cast<double>(g.memory_bytes) * s.target_utilization;
+        auto fits = [&](int field, std::int64_t n) {
+            auto [it, fresh] = device.try_emplace({field, n}, 0);
+            if (fresh) {
+                Scenario t = s;
+                (field == 0 ? t.micro_batch : t.seq_len) = n;
+                it->second = estimate_peak(t).device_bytes;
+            }
+            return static_cast<double>(it->second) <= budget;
+        };
+        f.max_batch = prev_batch = detail::largest_fitting(batch_cap, [&](std::int64_t n) { return fits(0, n); }, prev_batch);
+        if (!s.model.count_only)
+            f.max_seq_len = prev_len = detail::largest_fitting(len_cap, [&](std::int64_t n) { return fits(1, n); }, prev_len);
+    }
+    return out;
+}
+
+}  // namespace vramcalc

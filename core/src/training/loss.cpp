@@ -1,0 +1,77 @@
+#include "training/loss.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vramcalc::detail {
+namespace {
+
+// torchtune's CEWithChunkedOutputLoss splits the logits into num_output_chunks = 8 (its default, which the
+// recipes keep).
+constexpr double kTorchtuneLossChunks = 8;
+
+}  // namespace
+
+LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T, bool head_trained) {
+    const double V = static_cast<double>(m.vocab), h = static_cast<double>(m.hidden);
+    LossMemory l;
+    if (m.arch == Arch::encoder) return l;  // BERT-style models here are counted without a task head
+    const double upcast = c == 4 ? 0 : 4;  // .float() on fp32 logits is a no-op
+    if (s.compile && s.loss != Loss::fused) {
+        // Compiled cross-entropy (torchtune training.compile_loss): inductor fuses the upcast, log-softmax
+        // and NLL into one kernel whose backward needs only its input and a per-row fp32 log-sum-exp, so no
+        // fp32 log-softmax is kept. standard: the model's output.float() logits (fp32) are that input;
+        // chunked: the 16-bit logit chunks are, and one chunk's gradient exists at a time in backward.
+        const bool chunked = s.loss == Loss::chunked;
+        const double chunks = chunked ? kTorchtuneLossChunks : 1.0;
+        const double in_bytes = chunked || upcast == 0 ? c : upcast;  // the 16-bit chunks, or the fp32 logits
+        l.saved = in_bytes * V * T + 4 * T;
+        l.forward_peak = chunked ? 0 : c * V * T;
+        l.backward_peak = in_bytes * V * T / chunks;
+        l.detail = std::string(chunked ? "chunked" : "full") + " logits, compiled cross-entropy (no fp32 log-softmax kept)";
+        return l;
+    }
+    switch (s.loss) {
+        case Loss::standard:
+            // transformers: logits for every position in the compute dtype, upcast to fp32 for the loss;
+            // cross_entropy saves its fp32 log-softmax. Backward: the fp32 gradient, cast back to c.
+            l.saved = 4 * V * T;
+            l.forward_peak = (c + upcast) * V * T;
+            l.backward_peak = (upcast + c) * V * T;
+            l.detail = "full logits (" + std::to_string(static_cast<int>(c)) + " B) + fp32 upcast + fp32 log-softmax";
+            if (m.traits.shifted_logits_copy) {
+                // Qwen (1.x) remote code, QWenLMHeadModel.forward (families.cpp): the shifted 16-bit logits
+                // are copied before the loss, and the slice's backward builds a zero-filled full-size
+                // gradient before copying into it.
+                l.forward_peak += c * V * T;
+                l.backward_peak += c * V * T;
+                l.detail += " + shifted copy (Qwen remote code)";
+            }
+            break;
+        case Loss::chunked: {
+            // torchtune CEWithChunkedOutputLoss (8 chunks) / LitGPT chunked_cross_entropy (128 positions):
+            // each chunk is upcast and its log-softmax saved; only one chunk's upcast exists at a time.
+            const double chunks = s.framework == Framework::litgpt
+                                      ? std::max(1.0, std::ceil(static_cast<double>(s.seq_len) / 128.0))
+                                      : kTorchtuneLossChunks;
+            l.saved = 4 * V * T;
+            l.forward_peak = c * V * T + upcast * V * T / chunks;
+            l.backward_peak = c * V * T + upcast * V * T / chunks;
+            l.detail = "chunked cross-entropy: logits + fp32 log-softmax, one chunk upcast at a time";
+            break;
+        }
+        case Loss::fused: {
+            // Liger fused linear cross-entropy: logits exist one chunk of tokens at a time; chunk =
+            // next_power_of_2(ceil(T / ceil(V / h))). The input gradient (T x h) is computed in forward.
+            const double chunk = std::pow(2.0, std::ceil(std::log2(std::max(1.0, std::ceil(T / std::ceil(V / h))))));
+            l.saved = c * h * T + (head_trained ? 4 * V * h : 0);
+            l.forward_peak = (c + 4) * V * std::min(chunk, T);
+            l.backward_peak = 0;
+            l.detail = "fused linear cross-entropy: no full logits";
+            break;
+        }
+    }
+    return l;
+}
+
+}  // namespace vramcalc::detail

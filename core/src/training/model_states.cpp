@@ -1,0 +1,139 @@
+// Model states of a training step (docs/methodology.md section 2): the weights in the recipe's dtype, the
+// fp32 master copy, LoRA adapters and the optimizer states, for full fine-tuning, freeze-tuning, LoRA and
+// QLoRA. Gradients are sized here and placed in the step by training_step.cpp.
+#include "training/model_states.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "bill/lines.hpp"
+#include "common/checked.hpp"
+#include "common/format.hpp"
+#include "model/lora_targets.hpp"
+
+namespace vramcalc::detail {
+namespace {
+
+// Parameters of the last N layers (method "freeze", LLaMA-Factory's freeze_trainable_layers): the
+// per-layer tensors of the decoder stack, averaged over layers (MoE/dense mixes differ by layer).
+double freeze_trainable(const ModelSpec& m, std::int64_t n) {
+    double per_layer_total = 0;
+    for (const auto& g : m.params)
+        if (g.layer_stack == 0 && g.count >= m.layers && g.category != ParamCategory::embeddings &&
+            g.category != ParamCategory::lm_head)
+            per_layer_total += static_cast<double>(g.numel_each()) * static_cast<double>(g.count);
+    return per_layer_total * static_cast<double>(std::min(n, m.layers)) / static_cast<double>(m.layers);
+}
+
+// Adafactor (transformers.optimization.Adafactor defaults, beta1=None): a 2-D weight keeps a row and
+// a column second-moment vector in fp32, anything else a full fp32 second moment.
+double adafactor_bytes(i64 rows, i64 cols, i64 count) {
+    const double n = static_cast<double>(count);
+    if (cols > 1) return 4.0 * static_cast<double>(rows + cols) * n;
+    return 4.0 * static_cast<double>(rows) * n;
+}
+
+void full_or_freeze(const Scenario& s, const ModelSpec& m, const ParamBreakdown& p, const Recipe& r, Bill& b, TrainedStates& st) {
+    const double total = static_cast<double>(p.total);
+    const double L = static_cast<double>(std::max<i64>(1, m.layers));
+    const double head_params = static_cast<double>(p.embeddings + p.lm_head) + static_cast<double>(m.hidden);
+    st.trainable = s.method == Method::full ? total : freeze_trainable(m, s.trainable_layers);
+    b.trainable_parameters = saturated_bytes(st.trainable);
+    add_line(b, "weights", total * r.weight, count_short(total) + " params x " + bytes_per(r.weight) + " (" + r.note + ")");
+    add_line(b, "master_weights", st.trainable * r.master, count_short(st.trainable) + " trainable x 4 B fp32 master copy");
+    if (s.optimizer == Optimizer::adafactor) {
+        if (m.count_only) st.opt = 4.0 * st.trainable;
+        else
+            for (const auto& g : m.params) st.opt += adafactor_bytes(g.rows, g.cols, g.count);
+        if (s.method == Method::freeze) st.opt *= st.trainable / total;
+    } else {
+        st.opt = st.trainable * optimizer_bytes_per_param(s.optimizer, r.state);
+    }
+    st.grad_total = st.trainable * r.grad;
+    if (s.method == Method::full) {
+        st.grad_head = std::min(head_params, total) * r.grad;
+        st.grad_per_layer = (st.grad_total - st.grad_head) / L;
+    } else {
+        st.grad_per_layer = st.grad_total / static_cast<double>(std::min(s.trainable_layers, m.layers));
+    }
+    // torch.optim.AdamW's default foreach implementation builds sqrt(exp_avg_sq) for the whole
+    // parameter group before the update (torch/optim/adamw.py, _multi_tensor_adamw): one state's size.
+    if (s.optimizer == Optimizer::adamw) st.opt_temp = st.trainable * r.state;
+}
+
+// QLoRA's frozen base: quantised linears plus the rest in 16 or 32 bit.
+void qlora_weights(const Scenario& s, const ModelSpec& m, const ParamBreakdown& p, Bill& b) {
+    const std::string fmt = qlora_format(s.quantization);
+    // bitsandbytes replaces the decoder's nn.Linear layers; lm_head stays unquantized
+    // (transformers get_keys_to_not_convert). PEFT's prepare_model_for_kbit_training casts the
+    // remaining 16-bit parameters (embeddings, norms, lm_head) to fp32.
+    // LitGPT quantises through Lightning's BitsandbytesPrecision, whose init context swaps every
+    // torch.nn.Linear built inside it for the 4-bit class, lm_head included
+    // (lightning/fabric/plugins/precision/bitsandbytes.py, init_context without ignore_modules).
+    const double other_bytes = s.framework == Framework::hf ? 4.0 : 2.0;
+    const bool head_quantized = s.framework == Framework::litgpt;
+    double q = 0, other = 0;
+    for (const auto& g : m.params) {
+        const double each_bias = g.bias ? static_cast<double>(g.rows) * other_bytes : 0.0;
+        if (g.is_linear && (g.category != ParamCategory::lm_head || head_quantized)) {
+            q += (quantized_linear_bytes(fmt, g.rows, g.cols) + each_bias) * static_cast<double>(g.count);
+        } else {
+            other += static_cast<double>(g.numel_each()) * static_cast<double>(g.count) * other_bytes;
+        }
+    }
+    add_line(b, "weights", q + other, count_short(static_cast<double>(p.linear)) + " params in " + fmt +
+                                          " linear layers + the rest at " + bytes_per(other_bytes));
+}
+
+void lora_or_qlora(const Scenario& s, const ModelSpec& m, const ParamBreakdown& p, const Recipe& r, Bill& b, TrainedStates& st) {
+    const double total = static_cast<double>(p.total);
+    const double L = static_cast<double>(std::max<i64>(1, m.layers));
+    // LoRA / QLoRA: frozen base + adapters. PEFT creates adapters in fp32 (autocast_adapter_dtype=True,
+    // the default since PEFT 0.12); torchtune and LitGPT build them in the model dtype.
+    const bool half_true = s.precision == Precision::bf16 || s.precision == Precision::fp16;
+    st.adapter_bytes = (s.framework == Framework::hf || !half_true) ? 4.0 : 2.0;
+    double adapters = 0, adafactor = 0;
+    const double rank = static_cast<double>(s.lora.rank);
+    for (const auto& g : m.params) {
+        if (!lora_targets(s.lora, g)) continue;
+        adapters += rank * static_cast<double>(g.rows + g.cols) * static_cast<double>(g.count);  // A: r x in, B: out x r
+        adafactor += adafactor_bytes(s.lora.rank, g.cols, g.count) + adafactor_bytes(g.rows, s.lora.rank, g.count);
+    }
+    if (m.count_only) b.warnings.push_back("LoRA needs the model's shapes: give a config.json, not only a parameter count");
+    if (adapters == 0 && !m.count_only) {
+        LoraSetup every_linear;
+        every_linear.all_linear = true;
+        const std::string names = lora_target_names(every_linear, m);
+        b.warnings.push_back("no module matches the LoRA targets: use \"all-linear\" or names this model has (" +
+                             names + ")");
+    }
+    const double embed_trainable = s.lora.train_embeddings ? static_cast<double>(p.embeddings + p.lm_head) : 0.0;
+    st.trainable = adapters + embed_trainable;
+    b.trainable_parameters = saturated_bytes(st.trainable);
+    if (s.method == Method::qlora) qlora_weights(s, m, p, b);
+    else add_line(b, "weights", total * r.weight, count_short(total) + " frozen params x " + bytes_per(r.weight));
+    add_line(b, "lora", adapters * st.adapter_bytes + embed_trainable * r.weight,
+             count_short(adapters) + " adapter params (rank " + std::to_string(s.lora.rank) + ") x " + bytes_per(st.adapter_bytes));
+    st.grad_total = adapters * st.adapter_bytes + embed_trainable * r.grad;
+    st.grad_head = embed_trainable * r.grad;
+    st.grad_per_layer = adapters * st.adapter_bytes / L;
+    // Trainable embeddings / lm_head (PEFT modules_to_save) are deep copies of the original modules, so
+    // they keep the model's dtype, and torch AdamW keeps their states in that dtype (recipe state bytes).
+    st.opt = s.optimizer == Optimizer::adafactor
+                 ? adafactor
+                 : adapters * optimizer_bytes_per_param(s.optimizer, st.adapter_bytes) +
+                       embed_trainable * optimizer_bytes_per_param(s.optimizer, r.state);
+    if (s.optimizer == Optimizer::adamw) st.opt_temp = adapters * st.adapter_bytes + embed_trainable * r.state;
+}
+
+}  // namespace
+
+TrainedStates model_states(const Scenario& s, const ModelSpec& m, const ParamBreakdown& p, Bill& b) {
+    TrainedStates st;
+    const Recipe r = training_recipe(s.precision, s.framework);
+    if (s.method == Method::lora || s.method == Method::qlora) lora_or_qlora(s, m, p, r, b, st);
+    else full_or_freeze(s, m, p, r, b, st);
+    return st;
+}
+
+}  // namespace vramcalc::detail

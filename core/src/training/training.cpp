@@ -1,0 +1,148 @@
+#include "training/training.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "bill/lines.hpp"
+#include "common/checked.hpp"
+#include "common/format.hpp"
+#include "formats/recipes.hpp"
+#include "model/framework_layout.hpp"
+#include "parallel/parallel.hpp"
+#include "training/activations.hpp"
+#include "training/loss.hpp"
+#include "training/model_states.hpp"
+#include "training/training_step.hpp"
+
+namespace vramcalc::detail {
+namespace {
+
+// How the framework runs a layer's forward and backward (what autograd saves, in which dtype).
+ActivationSetup activation_setup(const Scenario& s, double adapter_bytes) {
+    const Recipe r = training_recipe(s.precision, s.framework);
+    const bool lora = s.method == Method::lora || s.method == Method::qlora;
+    ActivationSetup a;
+    a.compute = s.precision == Precision::fp32 ? 4 : 2;
+    // The residual stream's dtype: the model's own (fp32 under AMP); under QLoRA, fp32 where PEFT's
+    // prepare_model_for_kbit_training upcast the embeddings (hf), else the compute dtype.
+    a.residual = s.method == Method::qlora ? (s.framework == Framework::hf ? 4 : a.compute) : std::max(r.weight, a.compute);
+    a.autocast = (s.precision == Precision::bf16_mixed || s.precision == Precision::fp16_mixed) && a.residual == 4;
+    a.attention = s.attention;
+    a.repeat_kv = s.attention != Attention::flash;
+    a.train_linears = !lora;
+    a.frozen_linears_save_input = s.method == Method::qlora && s.framework != Framework::torchtune;
+    a.compiled = s.compile;
+    a.fused_qkv = s.framework == Framework::litgpt;
+    a.train_norms = !lora;
+    a.lora = lora;
+    a.lora_setup = s.lora;
+    a.adapter_bytes = adapter_bytes;
+    return a;
+}
+
+// Autocast casts each fp32 linear weight to the compute dtype when the linear runs, and the matmul's
+// backward keeps that copy (grad_input = grad_output @ W), so from a layer's forward to its backward the
+// 16-bit copies of its linear weights live alongside its activations (torch autocast `cached_cast`,
+// aten/src/ATen/autocast_mode.cpp; the copies of trainable leaf weights are also held in the autocast
+// cache until the forward's autocast region exits). Bytes per layer.
+double autocast_weight_copies(const ModelSpec& m, double compute) {
+    double stack_linear = 0;
+    for (const auto& g : m.params)
+        if (g.is_linear && g.category != ParamCategory::lm_head)
+            stack_linear += static_cast<double>(g.rows * g.cols) * static_cast<double>(g.count);
+    const double stacks = static_cast<double>(m.layers + (m.arch == Arch::encoder_decoder ? m.encoder_layers : 0));
+    return compute * stack_linear / std::max(1.0, stacks);
+}
+
+// QLoRA's dequantisation buffers: a 4/8-bit linear is dequantised to the compute dtype for every matmul,
+// forward and backward (bitsandbytes MatMul4Bit: F.dequantize_4bit(B, state).to(A.dtype); torchao
+// LinearNF4: weight.to(input.dtype)); the largest one is the transient that counts. Lightning's plugin
+// quantises from fp16 (`weight.to(dtype=torch.half)` in _Linear4bit._quantize_weight), so
+// dequantize_4bit returns fp16 and `.to(A.dtype)` makes a second, bf16 copy; transformers quantises from
+// the compute dtype (one copy). `head`: LitGPT's 4-bit lm_head, dequantised in the loss phase.
+struct Dequant {
+    double layer = 0, head = 0;
+};
+Dequant qlora_dequant(const Scenario& s, const ModelSpec& m, double compute) {
+    const double copies = s.framework == Framework::litgpt && s.precision != Precision::fp16 ? 2 : 1;
+    double largest = 0, head = 0;
+    for (const auto& g : m.params) {
+        if (!g.is_linear) continue;
+        if (g.category != ParamCategory::lm_head) largest = std::max(largest, static_cast<double>(g.rows * g.cols));
+        else if (s.framework == Framework::litgpt) head = static_cast<double>(g.rows * g.cols);
+    }
+    return {copies * compute * largest, copies * compute * head};
+}
+
+// The per-step sizes of activations, logits and transients (simulate_step's inputs besides the states).
+std::string activation_inputs(const Scenario& s, const ModelSpec& m, const ActivationSetup& a, StepInputs& in,
+                              std::string& loss_detail) {
+    const bool lora = a.lora;
+    const double bsz = static_cast<double>(s.micro_batch), seq = static_cast<double>(s.seq_len), T = bsz * seq;
+    in.layer_act = layer_bytes(layer_saved_tensors(m, a), bsz, seq, s.checkpointing == Checkpointing::selective);
+    if (a.autocast) in.layer_act += autocast_weight_copies(m, a.compute);
+    in.layer_input = layer_input_bytes_per_token(m, a) * T;
+    in.layer_transient = layer_backward_transient_per_token(m, a) * T;
+    const Dequant dq = s.method == Method::qlora ? qlora_dequant(s, m, a.compute) : Dequant{};
+    in.layer_transient += dq.layer;
+    // Encoder-decoder models run the encoder stack too (counted as the same layer kind).
+    if (m.arch == Arch::encoder_decoder) in.layers += m.encoder_layers, in.trained_layers += m.encoder_layers;
+    // The final norm's saved tensors and the lm_head input (when trained).
+    const double h = static_cast<double>(m.hidden);
+    in.extra_act = (4 * h + (lora ? 0 : a.residual * h)) * T;
+    const bool head_trained = !lora && s.method == Method::full;
+    if (head_trained) in.extra_act += (a.autocast ? a.compute : a.residual) * h * T;
+    const LossMemory lm = loss_memory(s, m, a.compute, T, head_trained);
+    in.logits_saved = lm.saved;
+    in.logits_forward_peak = lm.forward_peak + dq.head;
+    in.logits_backward_peak = lm.backward_peak + dq.head;
+    loss_detail = lm.detail;
+    return gib(in.layer_act) + " per layer (" + std::to_string(s.micro_batch) + " x " + std::to_string(s.seq_len) +
+           " tokens, " + to_string(s.attention) + " attention, checkpointing " + to_string(s.checkpointing) + ")";
+}
+
+}  // namespace
+
+void training(const Scenario& s, Bill& b) {
+    // LitGPT builds its own module layout from the checkpoint (model/framework_layout.cpp).
+    const bool own_layout = s.framework == Framework::litgpt && !s.model.count_only;
+    const ModelSpec litgpt = own_layout ? litgpt_layout(s.model) : ModelSpec{};
+    const ModelSpec& m = own_layout ? litgpt : s.model;
+    TrainedStates st = model_states(s, m, count_parameters(m), b);
+
+    // bitsandbytes paged optimizers keep their states in CUDA unified memory (cudaMallocManaged), which
+    // torch's allocator counters do not see; nvidia-smi does.
+    const bool paged = s.optimizer == Optimizer::paged_adamw_8bit;
+    StepInputs in;
+    in.static_bytes = static_cast<double>(component_sum(b)) + (paged ? 0 : st.opt);
+    in.grad_total = st.grad_total;
+    in.grad_per_layer = st.grad_per_layer;
+    in.grad_head = st.grad_head;
+    in.optimizer_temp = st.opt_temp;
+    in.layers = m.count_only ? 0 : m.layers;
+    in.trained_layers = s.method == Method::freeze ? std::min(s.trainable_layers, m.layers) : in.layers;
+    in.checkpointing = s.checkpointing;
+    in.grads_persist = s.grad_accum > 1;
+    in.optimizer_in_backward = s.optimizer_in_backward;
+
+    const ActivationSetup a = activation_setup(s, st.adapter_bytes);
+    std::string act_detail, loss_detail;
+    if (m.count_only) b.warnings.push_back("activations need the model's shapes: give a config.json, not only a parameter count");
+    else act_detail = activation_inputs(s, m, a, in, loss_detail);
+
+    // Several GPUs, sharding, offload: the most loaded rank's share (parallel.cpp).
+    apply_parallel_training(s, a, b, in, st.opt, st.opt_temp);
+    const StepPeak peak = simulate_step(in);
+    b.peak_phase = peak.phase;
+    b.timeline = peak.timeline;
+    b.cpu_bytes += saturated_bytes(peak.cpu_bytes);
+    add_line(b, "gradients", peak.gradients, "gradients present at the peak (" + count_short(st.trainable) + " trainable params)");
+    add_line(b, "optimizer", st.opt, std::string(to_string(s.optimizer)) + " states for " + count_short(st.trainable) + " params" +
+                                         (paged ? " (paged: CUDA unified memory, outside torch's counters)" : ""));
+    add_line(b, "activations", peak.activations, act_detail);
+    add_line(b, "logits", peak.logits, loss_detail);
+    add_line(b, "temporaries", peak.temporaries, "optimizer step / recomputed layer / backward transients at the peak");
+    b.torch_uncounted_bytes = paged ? saturated_bytes(st.opt) : 0;
+}
+
+}  // namespace vramcalc::detail

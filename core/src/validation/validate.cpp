@@ -1,0 +1,245 @@
+#include "vramcalc/validate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "io/json_reader.hpp"
+#include "validation/parallel_cases.hpp"
+#include "vramcalc/estimate.hpp"
+#include "vramcalc/hf_config.hpp"
+#include "vramcalc/scenario_json.hpp"
+
+namespace vramcalc {
+
+using detail::json;
+
+namespace {
+
+// Compare at the precision the source printed: round both to the decimals of the expected figure.
+bool matches_printed(double estimated, const json& expected) {
+    if (expected.is_number_integer() || expected.is_number_unsigned())
+        return std::llround(estimated) == expected.get<std::int64_t>();
+    std::string s = expected.dump();
+    auto dot = s.find('.');
+    const int decimals = dot == std::string::npos ? 0 : static_cast<int>(s.size() - dot - 1);
+    const double scale = std::pow(10.0, decimals);
+    return std::llround(estimated * scale) == std::llround(expected.get<double>() * scale);
+}
+
+EntryResult run_parameters(const json& e, const std::string& id) {
+    EntryResult r;
+    r.id = id;
+    r.kind = "parameters";
+    r.metric = "parameters";
+    r.expected = static_cast<double>(e["parameters"].get<std::int64_t>());
+    auto spec = model_from_config(e["config"], id, id + ".config");
+    if (!spec.ok()) {
+        r.status = "error";
+        r.message = spec.error_text();
+        return r;
+    }
+    r.estimated = static_cast<double>(count_parameters(*spec).total);
+    r.status = r.estimated == r.expected ? "exact" : "mismatch";
+    if (r.status == "mismatch") r.message = "off by " + std::to_string(static_cast<long long>(r.estimated - r.expected));
+    return r;
+}
+
+EntryResult run_measured(const json& e, const std::string& id, const Catalog& cat) {
+    EntryResult r;
+    r.id = id;
+    r.kind = "measured";
+    if (!e.contains("scenario") || e["scenario"].is_null()) {
+        r.status = "no-scenario";
+        r.message = e.value("why", "the source does not give enough settings");
+        return r;
+    }
+    auto sc = scenario_from_json(e["scenario"], cat);
+    if (!sc.ok()) {
+        r.status = "error";
+        r.message = sc.error_text();
+        return r;
+    }
+    const Bill b = estimate(*sc);
+    const json& m = e["measured"];
+    const bool per_gpu = e.value("per_gpu", true);
+    const double gpus = per_gpu ? 1.0 : static_cast<double>(sc->num_gpus);
+    if (m.is_object() && m.value("oom", false)) {
+        r.metric = "oom";
+        r.estimated = static_cast<double>(b.device_bytes);
+        r.expected = static_cast<double>(b.gpu.memory_bytes);
+        r.status = b.fits ? "oom-missed" : "oom-correct";
+        return r;
+    }
+    if (!m.is_object() || !m.contains("bytes") || !m["bytes"].is_number()) {
+        r.status = "error";
+        r.message = "measured.bytes missing";
+        return r;
+    }
+    r.metric = m.value("metric", "allocated");
+    r.expected = m["bytes"].get<double>();
+    double est = static_cast<double>(b.peak_allocated_bytes);
+    if (r.metric == "reserved") est = static_cast<double>(b.peak_reserved_bytes);
+    else if (r.metric == "device") est = static_cast<double>(b.device_bytes);
+    // Serving-engine log figures (vLLM's startup log): its KV-cache block pool and its weights per GPU.
+    else if (r.metric == "kv_pool") est = b.kv_pool_bytes ? static_cast<double>(*b.kv_pool_bytes) : 0.0;
+    else if (r.metric == "weights") est = static_cast<double>(b.component("weights"));
+    else if (r.metric != "allocated" && r.metric != "active") {
+        r.status = "error";
+        r.message = "measured.metric \"" + r.metric + "\" unknown (allowed: allocated, active, reserved, device, kv_pool, weights)";
+        return r;
+    }
+    r.estimated = est * gpus;
+    r.abs_pct_error = r.expected > 0 ? std::fabs(r.estimated - r.expected) / r.expected * 100.0 : 0.0;
+    r.status = "ok";
+    return r;
+}
+
+// Formula cases we can reproduce today: KV-cache bytes per token (GQA and MLA latent).
+EntryResult run_formula(const json& e, const std::string& id, const Catalog& cat) {
+    // Sharding, DeepSpeed-estimator and RLHF cases (parallel.cpp).
+    if (auto pr = detail::run_parallel_formula(e, id, cat)) return *pr;
+    EntryResult r;
+    r.id = id;
+    r.kind = "formula";
+    r.status = "unsupported";
+    const json& in = e.value("inputs", json::object());
+    const json& ex = e.value("expected", json::object());
+    if (!in.is_object() || !ex.is_object()) return r;
+    ModelSpec m;
+    const double bytes = in.value("dtype_bytes", 2.0);
+    if (in.contains("kv_lora_rank") && in.contains("qk_rope_head_dim") && in.contains("layers")) {
+        m.attention = AttentionKind::mla;
+        m.mla.kv_lora_rank = in["kv_lora_rank"].get<std::int64_t>();
+        m.mla.qk_rope_head_dim = in["qk_rope_head_dim"].get<std::int64_t>();
+        m.layers = in["layers"].get<std::int64_t>();
+        if (ex.contains("bf16_bytes_per_token")) {
+            r.metric = "bf16_bytes_per_token";
+            r.estimated = kv_bytes_per_token(m, bytes, true);
+        }
+    } else if (in.contains("layers") && in.contains("head_dim") &&
+               (in.contains("num_key_value_heads") || in.contains("kv_heads"))) {
+        m.layers = in["layers"].get<std::int64_t>();
+        m.head_dim = in["head_dim"].get<std::int64_t>();
+        m.kv_heads = in.contains("num_key_value_heads") ? in["num_key_value_heads"].get<std::int64_t>()
+                                                        : in["kv_heads"].get<std::int64_t>();
+        if (ex.contains("bytes_per_token") && !in.contains("tp")) {
+            r.metric = "bytes_per_token";
+            r.estimated = kv_bytes_per_token(m, bytes, false);
+        }
+    }
+    if (r.metric.empty()) return r;
+    r.expected = ex[r.metric].get<double>();
+    r.status = matches_printed(r.estimated, ex[r.metric]) ? "matched" : "mismatch";
+    return r;
+}
+
+double percentile_nearest_rank(std::vector<double> v, double q) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
+    return v[std::clamp<std::size_t>(rank, 1, v.size()) - 1];
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+}  // namespace
+
+Result<ValidationReport> validate_reference(const json& reference, const Catalog& cat) {
+    Result<ValidationReport> out;
+    const json* list = &reference;
+    if (reference.is_object())
+        for (const char* k : {"entries", "runs", "cases"})
+            if (reference.contains(k)) list = &reference[k];
+    if (!list->is_array()) {
+        out.errors.push_back({"reference", "expected a JSON array of entries (the format of shared/reference/)"});
+        return out;
+    }
+    std::vector<EntryResult> results;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+        const json& e = (*list)[i];
+        if (!e.is_object()) {
+            out.errors.push_back({"reference[" + std::to_string(i) + "]", "expected an object"});
+            continue;
+        }
+        const std::string id = e.contains("id") && e["id"].is_string() ? e["id"].get<std::string>()
+                                                                        : "entry " + std::to_string(i);
+        EntryResult r;
+        try {
+        if (e.contains("parameters") && e["parameters"].is_number_integer() && e.contains("config")) {
+            r = run_parameters(e, id);
+        } else if (e.contains("measured")) {
+            r = run_measured(e, id, cat);
+        } else if (e.contains("expected")) {
+            r = run_formula(e, id, cat);
+        } else {
+            r = {id, "skipped", "skipped", "", 0, 0, std::nullopt, "no parameters, measurement or expected figure"};
+        }
+        } catch (const std::exception& ex) {  // a field of the wrong JSON type deep in an entry
+            r = {id, "error", "error", "", 0, 0, std::nullopt, std::string("malformed entry: ") + ex.what()};
+        }
+        results.push_back(std::move(r));
+    }
+    out.value = summarize(std::move(results));
+    return out;
+}
+
+ValidationReport summarize(std::vector<EntryResult> entries) {
+    ValidationReport rep;
+    std::vector<double> errs;
+    for (const auto& r : entries) {
+        if (r.kind == "parameters") {
+            ++rep.params_total;
+            if (r.status == "exact") ++rep.params_exact;
+        } else if (r.kind == "measured") {
+            if (r.metric == "oom") {
+                ++rep.oom_total;
+                if (r.status == "oom-correct") ++rep.oom_correct;
+            }
+            if (r.abs_pct_error) errs.push_back(*r.abs_pct_error);
+        } else if (r.kind == "formula") {
+            ++rep.formulas_total;
+            if (r.status == "matched") ++rep.formulas_matched;
+        }
+    }
+    rep.entries = std::move(entries);
+    rep.count = static_cast<int>(errs.size());
+    rep.median_abs_pct_error = median(errs);
+    rep.p90_abs_pct_error = percentile_nearest_rank(errs, 0.9);
+    rep.max_abs_pct_error = errs.empty() ? 0 : *std::max_element(errs.begin(), errs.end());
+    return rep;
+}
+
+json report_to_json(const ValidationReport& r) {
+    json entries = json::array();
+    for (const auto& e : r.entries) {
+        json j = {{"id", e.id}, {"kind", e.kind}, {"status", e.status}};
+        if (!e.metric.empty()) j["metric"] = e.metric;
+        if (e.kind != "skipped" && e.status != "no-scenario" && e.status != "unsupported") {
+            j["expected"] = e.expected;
+            j["estimated"] = e.estimated;
+        }
+        if (e.abs_pct_error) j["abs_pct_error"] = *e.abs_pct_error;
+        if (!e.message.empty()) j["message"] = e.message;
+        entries.push_back(std::move(j));
+    }
+    return {{"count", r.count},
+            {"median_abs_pct_error", r.median_abs_pct_error},
+            {"p90_abs_pct_error", r.p90_abs_pct_error},
+            {"max_abs_pct_error", r.max_abs_pct_error},
+            {"params_exact", r.params_exact},
+            {"params_total", r.params_total},
+            {"oom_correct", r.oom_correct},
+            {"oom_total", r.oom_total},
+            {"formulas_matched", r.formulas_matched},
+            {"formulas_total", r.formulas_total},
+            {"entries", entries}};
+}
+
+}  // namespace vramcalc
