@@ -13,7 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "report.hpp"
+#include "vramcalc/catalog_json.hpp"
 #include "vramcalc/estimate.hpp"
+#include "vramcalc/units.hpp"
 #include "vramcalc/hf_config.hpp"
 #include "vramcalc/json_text.hpp"
 #include "vramcalc/planner.hpp"
@@ -118,22 +120,7 @@ int cmd_inspect(const std::vector<std::string>& args, bool as_json) {
     const vc::ParamBreakdown p = vc::count_parameters(spec);
     for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
     if (as_json) {
-        json j = {{"name", spec.name},
-                  {"model_type", spec.model_type},
-                  {"parameters", p.total},
-                  {"active_parameters", p.active},
-                  {"breakdown",
-                   {{"embeddings", p.embeddings}, {"attention", p.attention}, {"mlp", p.mlp}, {"experts", p.experts},
-                    {"router", p.router}, {"norms", p.norms}, {"lm_head", p.lm_head}}},
-                  {"layers", spec.layers},
-                  {"hidden", spec.hidden},
-                  {"heads", spec.heads},
-                  {"kv_heads", spec.kv_heads},
-                  {"head_dim", spec.head_dim},
-                  {"vocab", spec.vocab},
-                  {"tied_embeddings", spec.tied_embeddings},
-                  {"warnings", warnings}};
-        std::cout << j.dump(2) << "\n";
+        std::cout << vc::model_to_json(spec, warnings).dump(2) << "\n";
     } else {
         std::cout << vc::cli::render_params(spec.name, spec, p);
     }
@@ -346,13 +333,7 @@ int cmd_presets(bool as_json) {
         std::cout << vc::cli::render_presets(c);
         return kOk;
     }
-    json models = json::array(), gpus = json::array();
-    for (const auto& m : c.models())
-        models.push_back({{"id", m.id}, {"name", m.name}, {"hub_id", m.hub_id}, {"family", m.family},
-                          {"parameters", m.params.total}, {"active_parameters", m.params.active}});
-    for (const auto& g : c.gpus())
-        gpus.push_back({{"id", g.id}, {"name", g.name}, {"vendor", g.vendor}, {"memory_bytes", g.memory_bytes}});
-    std::cout << json{{"models", models}, {"gpus", gpus}}.dump(2) << "\n";
+    std::cout << vc::presets_to_json(c).dump(2) << "\n";
     return kOk;
 }
 
@@ -377,19 +358,19 @@ int cmd_plan(std::vector<std::string> args, bool as_json) {
         return kOk;
     }
     std::printf("GPU: %s, %.2f GiB, target utilisation %.0f %%\n", sc->gpu.name.c_str(),
-                static_cast<double>(sc->gpu.memory_bytes) / 1073741824.0, sc->target_utilization * 100);
+                static_cast<double>(sc->gpu.memory_bytes) / vc::kGiB, sc->target_utilization * 100);
     std::printf("%6s  %-13s  %-17s  %3s  %3s  %14s  %12s  %s\n", "GPUs", "sharding", "offload", "tp", "pp",
                 "per GPU (GiB)", "CPU (GiB)", "fits");
     for (const auto& c : p.candidates)
         std::printf("%6lld  %-13s  %-17s  %3lld  %3lld  %14.2f  %12.2f  %s\n", static_cast<long long>(c.num_gpus),
                     vc::to_string(c.sharding), vc::to_string(c.offload), static_cast<long long>(c.tp),
-                    static_cast<long long>(c.pp), static_cast<double>(c.device_bytes) / 1073741824.0,
-                    static_cast<double>(c.cpu_bytes) / 1073741824.0, c.fits ? "yes" : "no");
+                    static_cast<long long>(c.pp), static_cast<double>(c.device_bytes) / vc::kGiB,
+                    static_cast<double>(c.cpu_bytes) / vc::kGiB, c.fits ? "yes" : "no");
     if (p.found)
         std::printf("\nFewest GPUs: %lld (sharding %s, tp %lld, pp %lld): %.2f GiB per GPU\n",
                     static_cast<long long>(p.best.num_gpus), vc::to_string(p.best.sharding),
                     static_cast<long long>(p.best.tp), static_cast<long long>(p.best.pp),
-                    static_cast<double>(p.best.device_bytes) / 1073741824.0);
+                    static_cast<double>(p.best.device_bytes) / vc::kGiB);
     else
         std::printf("\nDoes not fit on up to %lld GPUs of this type.\n", static_cast<long long>(max_gpus));
     return kOk;

@@ -6,6 +6,7 @@
 #include <emscripten/emscripten.h>
 #include <nlohmann/json.hpp>
 
+#include "vramcalc/catalog_json.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/presets.hpp"
 #include "vramcalc/scenario_json.hpp"
@@ -54,26 +55,14 @@ EMSCRIPTEN_KEEPALIVE const char* vramcalc_api_solve_catalog(const char* scenario
     json out;
     auto sc = scenario(scenario_json, out);
     if (!sc) return answer(out);
-    json rows = json::array();
-    for (const auto& f : vramcalc::solve_catalog(*sc, vramcalc::builtin_catalog()->gpus()))
-        rows.push_back({{"gpu", f.gpu.id},
-                        {"name", f.gpu.name},
-                        {"memory_bytes", f.gpu.memory_bytes},
-                        {"fits", f.fits},
-                        {"device_bytes", f.device_bytes},
-                        {"max_batch", f.max_batch},
-                        {"max_seq_len", f.max_seq_len}});
+    const auto rows = vramcalc::catalog_fits_to_json(vramcalc::solve_catalog(*sc, vramcalc::builtin_catalog()->gpus()));
     return answer({{"ok", true}, {"catalog", rows}});
 }
 
 EMSCRIPTEN_KEEPALIVE const char* vramcalc_api_presets() {
-    const auto& cat = *vramcalc::builtin_catalog();
-    json models = json::array(), gpus = json::array();
-    for (const auto& m : cat.models())
-        models.push_back({{"id", m.id}, {"name", m.name}, {"hub_id", m.hub_id}, {"family", m.family}, {"parameters", m.params.total}});
-    for (const auto& g : cat.gpus())
-        gpus.push_back({{"id", g.id}, {"name", g.name}, {"vendor", g.vendor}, {"memory_bytes", g.memory_bytes}});
-    return answer({{"ok", true}, {"models", models}, {"gpus", gpus}});
+    json out = vramcalc::presets_to_json(*vramcalc::builtin_catalog());
+    out["ok"] = true;
+    return answer(out);
 }
 
 }  // extern "C"

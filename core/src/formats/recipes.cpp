@@ -66,22 +66,6 @@ double quantized_linear_bytes(const std::string& f, i64 rows, i64 cols) {
     // Double quantisation (QLoRA paper, Dettmers et al. 2023, Sec. 3): 8-bit absmax per 64 weights and an
     // fp32 constant per 256 blocks: 8/64 + 32/(64*256) = 0.127 bits per parameter.
     if (f == "nf4-dq") return n * (0.5 + (8.0 / 64.0 + 32.0 / (64.0 * 256.0)) / 8.0);
-    // GPTQ/AWQ (AutoGPTQ/AutoAWQ packing), group size 128: packed weights, an fp16 scale and a packed
-    // zero point per group of 128 inputs per output; GPTQ also stores g_idx (int32 per input).
-    const double groups = std::ceil(static_cast<double>(cols) / 128.0) * static_cast<double>(rows);
-    if (f == "gptq-int4") return n * 0.5 + groups * (2.0 + 0.5) + 4.0 * static_cast<double>(cols);
-    if (f == "awq-int4") return n * 0.5 + groups * (2.0 + 0.5);
-    if (f == "gptq-int8") return n * 1.0 + groups * (2.0 + 1.0) + 4.0 * static_cast<double>(cols);
-    if (f == "awq-int8") return n * 1.0 + groups * (2.0 + 1.0);
-    // GGUF block sizes (ggml-common.h: block_q8_0 = 2 + 32 bytes per 32 weights, block_q4_K = 144 bytes per
-    // 256, ...). The *_K_M presets mix types per tensor; here the base type stands for the mix.
-    struct Block { const char* name; double bytes; double weights; };
-    static const Block blocks[] = {{"gguf-q8_0", 34, 32},   {"gguf-q6_k", 210, 256}, {"gguf-q5_k_m", 176, 256},
-                                   {"gguf-q5_0", 22, 32},   {"gguf-q4_k_m", 144, 256}, {"gguf-q4_0", 18, 32},
-                                   {"gguf-q3_k_m", 110, 256}, {"gguf-q2_k", 84, 256}, {"gguf-iq4_xs", 136, 256}};
-    for (const auto& b : blocks)
-        if (f == b.name) return n * b.bytes / b.weights;
-    if (double p = plain_dtype_bytes(f); p > 0) return n * p;
     return -1;
 }
 

@@ -21,8 +21,9 @@ Recipe training_recipe(Precision p, Framework f);
 // Optimizer-state bytes for a set of trainable tensors.
 double optimizer_bytes_per_param(Optimizer o, double state_bytes);
 
-// Bytes of one stored parameter of a quantized nn.Linear weight (nf4, int8, gptq, gguf, ...),
-// for a tensor with `rows` outputs and `cols` inputs. Returns <0 for an unknown format.
+// Bytes of a quantized nn.Linear weight in a per-tensor format (fp8, int8, nf4, nf4-dq: the QLoRA bases
+// and the simple inference formats) for a tensor with `rows` outputs and `cols` inputs. Returns <0 for any
+// other format (GPTQ/AWQ packing and GGUF's per-tensor mix are weight_formats.cpp's).
 double quantized_linear_bytes(const std::string& format, i64 rows, i64 cols);
 
 // The quantized_linear_bytes format name of a QLoRA base (nf4, nf4-dq; int8 otherwise).

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/checked.hpp"
+#include "vramcalc/units.hpp"
 #include "parallel/parallel.hpp"
 #include "vramcalc/validate.hpp"
 
@@ -139,11 +140,11 @@ void rlhf_components(const Scenario& s, Bill& b, const std::function<void(const 
             if (kv_need > budget - w)
                 b.warnings.push_back("rollout: " + std::to_string(static_cast<long long>(sequences)) + " sequences of " +
                                      std::to_string(x.prompt_len + x.gen_len) + " tokens need " +
-                                     std::to_string(static_cast<long long>(kv_need / 1073741824.0)) +
+                                     std::to_string(static_cast<long long>(kv_need / kGiB)) +
                                      " GiB of KV cache, more than vLLM's pool: it will run fewer at a time");
         } else {
             b.warnings.push_back("rollout engine on GPUs of its own: not on these GPUs (it needs gpu_memory_utilization x "
-                                 "its GPU, with " + std::to_string(static_cast<long long>(P * 2 / static_cast<double>(x.rollout_tp) / 1073741824.0)) +
+                                 "its GPU, with " + std::to_string(static_cast<long long>(P * 2 / static_cast<double>(x.rollout_tp) / kGiB)) +
                                  " GiB of weights per GPU)");
         }
         if (!lines.empty()) {

@@ -11,6 +11,7 @@
 #include "parallel/parallel.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario_json.hpp"
+#include "vramcalc/units.hpp"
 
 namespace vramcalc::detail {
 
@@ -63,7 +64,7 @@ std::optional<EntryResult> run_parallel_formula(const json& e, const std::string
     r.id = id;
     r.kind = "formula";
     int bad = 0, n = 0;
-    const double GiB = 1073741824.0;
+    const double GiB = kGiB;
 
     if (id.rfind("deepspeed-zero2-", 0) == 0 || id.rfind("deepspeed-zero3-", 0) == 0) {
         double P = in.value("total_params", 0.0), LL = in.value("largest_layer_params", 0.0);

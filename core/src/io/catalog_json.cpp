@@ -1,0 +1,51 @@
+#include "vramcalc/catalog_json.hpp"
+
+namespace vramcalc {
+
+using nlohmann::json;
+
+json presets_to_json(const Catalog& c) {
+    json models = json::array(), gpus = json::array();
+    for (const auto& m : c.models())
+        models.push_back({{"id", m.id}, {"name", m.name}, {"hub_id", m.hub_id}, {"family", m.family},
+                          {"parameters", m.params.total}, {"active_parameters", m.params.active}});
+    for (const auto& g : c.gpus())
+        gpus.push_back({{"id", g.id}, {"name", g.name}, {"vendor", g.vendor}, {"memory_bytes", g.memory_bytes}});
+    return {{"models", models}, {"gpus", gpus}};
+}
+
+json model_to_json(const ModelSpec& m, const std::vector<std::string>& warnings) {
+    const ParamBreakdown p = count_parameters(m);
+    return {{"name", m.name},
+            {"model_type", m.model_type},
+            {"parameters", p.total},
+            {"active_parameters", p.active},
+            {"breakdown",
+             {{"embeddings", p.embeddings}, {"attention", p.attention}, {"mlp", p.mlp}, {"experts", p.experts},
+              {"router", p.router}, {"norms", p.norms}, {"lm_head", p.lm_head}}},
+            {"layers", m.layers},
+            {"hidden", m.hidden},
+            {"heads", m.heads},
+            {"kv_heads", m.kv_heads},
+            {"head_dim", m.head_dim},
+            {"vocab", m.vocab},
+            {"tied_embeddings", m.tied_embeddings},
+            {"warnings", warnings}};
+}
+
+json catalog_fits_to_json(const std::vector<CatalogFit>& fits) {
+    json rows = json::array();
+    for (const auto& f : fits)
+        rows.push_back({{"gpu", f.gpu.id},
+                        {"name", f.gpu.name},
+                        {"memory_bytes", f.gpu.memory_bytes},
+                        {"fits", f.fits},
+                        {"device_bytes", f.device_bytes},
+                        {"max_batch", f.max_batch},
+                        {"max_seq_len", f.max_seq_len},
+                        {"max_concurrent_sequences", f.max_concurrent_sequences},
+                        {"max_context", f.max_context}});
+    return rows;
+}
+
+}  // namespace vramcalc
