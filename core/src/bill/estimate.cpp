@@ -28,7 +28,7 @@ Bill estimate_peak(const Scenario& s) {
         return b;
     }
     if (s.rlhf.algorithm != RlhfAlgorithm::none)
-        detail::rlhf_components(s, b, [](const Scenario& r, Bill& rb) { detail::training(r, rb); });
+        detail::rlhf_components(s, b);
     else
         detail::training(s, b);
     detail::close_torch_bill(b);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/checked.hpp"
+#include "training/training.hpp"
 #include "vramcalc/units.hpp"
 #include "parallel/parallel.hpp"
 #include "vramcalc/validate.hpp"
@@ -35,21 +36,24 @@ Component line(const std::string& id, double bytes, std::string detail) {
 
 double weight_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.0; }
 
-}  // namespace
-
-void rlhf_components(const Scenario& s, Bill& b, const std::function<void(const Scenario&, Bill&)>& train_role) {
+// The RLHF bill of one GPU: the static lines of every model (weights, optimizer states, ...) and, of the
+// phases that take turns (policy update, critic update, frozen forwards, rollout), the largest.
+struct RlhfBill {
+    const Scenario& s;
+    Bill& b;
     const RlhfSetup& x = s.rlhf;
     const bool ppo = x.algorithm == RlhfAlgorithm::ppo;
     const bool dpo = x.algorithm == RlhfAlgorithm::dpo;
     const std::string policy = ppo ? "actor" : "policy";
-    std::vector<Component> statics;
-    std::vector<Phase> phases;
     const Layout L = layout_of(s);
+    std::vector<Component> statics{};
+    std::vector<Phase> phases{};
 
-    auto add_trained = [&](const std::string& role, const Scenario& rs) {
+    // A trained role: its own training bill, split into static lines and its update phase.
+    Bill trained(const std::string& role, const Scenario& rs) {
         Bill rb;
         rb.gpu = rs.gpu;
-        train_role(rs, rb);
+        training(rs, rb);
         Phase ph{role + " update", {}};
         for (const auto& c : rb.components) {
             if (rlhf_static_component(c.id)) statics.push_back({role + "." + c.id, c.bytes, c.detail});
@@ -60,35 +64,11 @@ void rlhf_components(const Scenario& s, Bill& b, const std::function<void(const 
         b.torch_uncounted_bytes += rb.torch_uncounted_bytes;
         for (const auto& w : rb.warnings) b.warnings.push_back(role + ": " + w);
         return rb;
-    };
-
-    // ---- the policy (actor): trained on the scenario's own settings ----
-    Scenario ps = s;
-    ps.rlhf = RlhfSetup{};
-    // DPO runs chosen and rejected sequences of each example in one forward (TRL DPOTrainer
-    // concatenated_forward): twice the micro-batch.
-    if (dpo) ps.micro_batch = s.micro_batch * 2;
-    const Bill pb = add_trained(policy, ps);
-    b.trainable_parameters = pb.trainable_parameters;
-    b.timeline = pb.timeline;
-    b.layout = pb.layout;
-    const bool policy_lora = s.method == Method::lora || s.method == Method::qlora;
-
-    // ---- critic (PPO): a trained model with a value head ----
-    if (x.critic.present && ppo) {
-        Scenario cs = ps;
-        if (!x.critic.same_model) cs.model = x.critic.model;
-        cs.method = x.critic.method;
-        cs.precision = x.critic.precision;
-        cs.sharding = x.critic.sharding;
-        cs.offload = x.critic.offload;
-        if (cs.method == Method::full) cs.lora = LoraSetup{};
-        add_trained("critic", cs);
     }
 
-    // ---- frozen models: weights (sharded like a ZeRO-3/FSDP model when the role is) and a no-grad
-    // forward whose largest transient is the fp32 log-probabilities over the vocabulary ----
-    auto add_frozen = [&](const std::string& role, const RlhfRole& r, bool scores_tokens) {
+    // A frozen model: weights (sharded like a ZeRO-3/FSDP model when the role is) and a no-grad forward
+    // whose largest transient is the fp32 log-probabilities over the vocabulary.
+    void frozen(const std::string& role, const RlhfRole& r, bool scores_tokens, bool policy_lora) {
         const ModelSpec& m = r.same_model ? s.model : r.model;
         if (role == "reference" && r.same_model && policy_lora) {
             b.warnings.push_back("reference: the LoRA policy with its adapters disabled (PEFT disable_adapter): "
@@ -109,12 +89,10 @@ void rlhf_components(const Scenario& s, Bill& b, const std::function<void(const 
         const double vocab = static_cast<double>(m.vocab);
         const double bytes = scores_tokens ? rows * vocab * (2 + 4) / static_cast<double>(L.tp) : rows * 4;
         phases.push_back({role + " forward", {line(role + ".logits", bytes, scores_tokens ? "log-probs over the vocabulary, no grad" : "scalar scores")}});
-    };
-    if (x.reference.present) add_frozen("reference", x.reference, true);
-    if (x.reward.present && ppo) add_frozen("reward", x.reward, false);
+    }
 
-    // ---- rollout ----
-    if (x.rollout && !dpo) {
+    // The rollout engine: colocated vLLM's preallocated pool, or the policy generating itself.
+    void rollout() {
         const ModelSpec& m = s.model;
         const double P = static_cast<double>(count_parameters(m).total);
         const double sequences = static_cast<double>(x.rollout_batch > 0 ? x.rollout_batch : s.micro_batch) *
@@ -154,15 +132,52 @@ void rlhf_components(const Scenario& s, Bill& b, const std::function<void(const 
         }
     }
 
-    // ---- the peak: all static lines plus the largest phase ----
-    const Phase* worst = nullptr;
-    for (const auto& ph : phases)
-        if (!worst || ph.bytes() > worst->bytes()) worst = &ph;
-    b.components = statics;
-    if (worst) {
-        for (const auto& c : worst->lines) b.components.push_back(c);
-        b.peak_phase = worst->name + (worst->name == policy + " update" && !pb.peak_phase.empty() ? " (" + pb.peak_phase + ")" : "");
+    void peak(const Bill& pb) {
+        // The peak: all static lines plus the largest phase.
+        const Phase* worst = nullptr;
+        for (const auto& ph : phases)
+            if (!worst || ph.bytes() > worst->bytes()) worst = &ph;
+        b.components = statics;
+        if (worst) {
+            for (const auto& c : worst->lines) b.components.push_back(c);
+            b.peak_phase = worst->name + (worst->name == policy + " update" && !pb.peak_phase.empty() ? " (" + pb.peak_phase + ")" : "");
+        }
     }
+};
+
+}  // namespace
+
+void rlhf_components(const Scenario& s, Bill& b) {
+    RlhfBill r{s, b, s.rlhf};
+    // ---- the policy (actor): trained on the scenario's own settings ----
+    Scenario ps = s;
+    ps.rlhf = RlhfSetup{};
+    // DPO runs chosen and rejected sequences of each example in one forward (TRL DPOTrainer
+    // concatenated_forward): twice the micro-batch.
+    if (r.dpo) ps.micro_batch = s.micro_batch * 2;
+    const Bill pb = r.trained(r.policy, ps);
+    b.trainable_parameters = pb.trainable_parameters;
+    b.timeline = pb.timeline;
+    b.layout = pb.layout;
+    const bool policy_lora = s.method == Method::lora || s.method == Method::qlora;
+
+    // ---- critic (PPO): a trained model with a value head ----
+    if (s.rlhf.critic.present && r.ppo) {
+        Scenario cs = ps;
+        if (!s.rlhf.critic.same_model) cs.model = s.rlhf.critic.model;
+        cs.method = s.rlhf.critic.method;
+        cs.precision = s.rlhf.critic.precision;
+        cs.sharding = s.rlhf.critic.sharding;
+        cs.offload = s.rlhf.critic.offload;
+        if (cs.method == Method::full) cs.lora = LoraSetup{};
+        r.trained("critic", cs);
+    }
+
+    const RlhfSetup& x = s.rlhf;
+    if (x.reference.present) r.frozen("reference", x.reference, true, policy_lora);
+    if (x.reward.present && r.ppo) r.frozen("reward", x.reward, false, policy_lora);
+    if (x.rollout && !r.dpo) r.rollout();
+    r.peak(pb);
 }
 
 }  // namespace vramcalc::detail

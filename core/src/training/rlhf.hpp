@@ -5,7 +5,6 @@
 // ("actor.weights", "critic.optimizer", "rollout.kv_cache").
 #pragma once
 
-#include <functional>
 
 #include "vramcalc/bill.hpp"
 #include "vramcalc/scenario.hpp"
@@ -13,7 +12,7 @@
 namespace vramcalc::detail {
 
 // `train_role` fills a bill's components (no allocator or context lines) for a plain training scenario.
-void rlhf_components(const Scenario& s, Bill& b, const std::function<void(const Scenario&, Bill&)>& train_role);
+void rlhf_components(const Scenario& s, Bill& b);
 
 // The ids of a role bill that stay allocated through the whole RLHF iteration.
 bool rlhf_static_component(const std::string& id);
