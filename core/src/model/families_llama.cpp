@@ -1,0 +1,248 @@
+// Llama-descended decoders (Llama, Mistral, Mixtral, Qwen2/3 and their MoE, Gemma, Baichuan, DeepSeek
+// V2/V3, Qwen-1, Phi, Phi-3, StableLM), written from the Hugging Face modeling files named beside each.
+#include <algorithm>
+#include <set>
+
+#include "model/inventory.hpp"
+
+namespace vramcalc::detail {
+namespace {
+
+i64 qwen_moe_layers(FieldReader& r, i64 layers) {
+    const i64 step = r.integer_or({"decoder_sparse_step"}, 1, 1, layers);
+    std::set<i64> dense_only;
+    if (const json* v = r.find({"mlp_only_layers"})) {
+        if (!v->is_array()) {
+            r.error("mlp_only_layers", "expected a list of layer indices");
+        } else {
+            for (const auto& e : *v) {
+                if (!e.is_number_integer() || e.get<i64>() < 0 || e.get<i64>() >= layers) {
+                    r.error("mlp_only_layers", "entry " + describe(e) + " is not a layer index from 0 to " +
+                                                   std::to_string(layers - 1));
+                    continue;
+                }
+                dense_only.insert(e.get<i64>());
+            }
+        }
+    }
+    i64 n = 0;
+    for (i64 i = 0; i < layers; ++i)
+        if (!dense_only.count(i) && (i + 1) % step == 0) ++n;
+    return n;
+}
+}  // namespace
+
+// ---- Llama-style decoders: embed_tokens, L x (attention, gated MLP, 2 RMSNorms), norm, lm_head ----
+// LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, GemmaForCausalLM,
+// Gemma2ForCausalLM, BaichuanForCausalLM (W_pack), and unknown types read the same way.
+void llama_like(ModelSpec& m, FieldReader& r, Inventory& inv) {
+    const std::string& t = m.model_type;
+    require_intermediate(m, r);
+    const bool qwen2 = t == "qwen2" || t == "qwen2_moe";
+    // Qwen2 has bias on q, k, v only (Qwen2Attention); Llama/Qwen3 follow `attention_bias`.
+    const bool attn_bias = r.boolean_or("attention_bias", false);
+    const bool qkv_bias = qwen2 ? r.boolean_or("qkv_bias", true) : attn_bias;
+    const bool mlp_bias = r.boolean_or("mlp_bias", false);
+    const i64 L = m.layers;
+
+    inv.embedding("embed_tokens", m.vocab, m.hidden);
+    if (t == "baichuan") {  // BaichuanAttention: fused W_pack (no bias), o_proj
+        inv.linear(PC::attention, Role::qkv, "W_pack", m.hidden, 3 * m.heads * m.head_dim, false, L);
+        inv.linear(PC::attention, Role::o, "o_proj", m.heads * m.head_dim, m.hidden, false, L);
+    } else {
+        inv.qkvo(m, qkv_bias, attn_bias && !qwen2, L);
+    }
+    if (t == "qwen3" || t == "qwen3_moe") {  // Qwen3Attention: q_norm, k_norm over head_dim
+        m.qk_norm = true;
+        inv.norm("q_norm", m.head_dim, false, L);
+        inv.norm("k_norm", m.head_dim, false, L);
+    }
+
+    // MLPs: dense, or MoE on some layers.
+    i64 moe_layers = 0;
+    if (t == "mixtral") {  // MixtralSparseMoeBlock: gate (router) + experts w1/w3 (in) and w2 (out)
+        m.moe.experts = r.integer_or({"num_local_experts"}, 8, 1, 1 << 16);
+        m.moe.top_k = r.integer_or({"num_experts_per_tok"}, 2, 1, m.moe.experts);
+        m.moe.expert_intermediate = m.intermediate;
+        moe_layers = L;
+        inv.linear(PC::router, Role::router, "gate", m.hidden, m.moe.experts, false, L);
+        inv.linear(PC::experts, Role::gate, "w1", m.hidden, m.intermediate, false, L * m.moe.experts, true);
+        inv.linear(PC::experts, Role::down, "w2", m.intermediate, m.hidden, false, L * m.moe.experts, true);
+        inv.linear(PC::experts, Role::up, "w3", m.hidden, m.intermediate, false, L * m.moe.experts, true);
+    } else if (t == "qwen2_moe" || t == "qwen3_moe") {
+        // Qwen2MoeSparseMoeBlock: gate, experts (gate/up/down_proj at moe_intermediate_size), and for
+        // Qwen2-MoE a shared_expert (shared_expert_intermediate_size) with a 1-wide shared_expert_gate.
+        m.moe.experts = r.integer_or({"num_experts"}, 0, 0, 1 << 16);
+        m.moe.top_k = r.integer_or({"num_experts_per_tok"}, 1, 1, std::max<i64>(1, m.moe.experts));
+        m.moe.expert_intermediate = r.integer_or({"moe_intermediate_size"}, 0, 1, 1 << 20);
+        if (m.moe.experts > 0 && m.moe.expert_intermediate <= 0)
+            r.error("moe_intermediate_size", "missing required key for a MoE model");
+        moe_layers = m.moe.experts > 0 ? qwen_moe_layers(r, L) : 0;
+        const i64 E = m.moe.experts;
+        inv.linear(PC::router, Role::router, "gate", m.hidden, E, false, moe_layers);
+        inv.gated_mlp(PC::experts, "gate_proj", "up_proj", "down_proj", m.hidden, m.moe.expert_intermediate,
+                      false, moe_layers * E, true);
+        if (t == "qwen2_moe") {
+            m.moe.shared_intermediate = r.integer_or({"shared_expert_intermediate_size"}, 0, 0, 1 << 20);
+            if (m.moe.shared_intermediate > 0) {
+                m.moe.shared_experts = 1;
+                inv.gated_mlp(PC::mlp, "gate_proj", "up_proj", "down_proj", m.hidden, m.moe.shared_intermediate,
+                              false, moe_layers);
+                inv.linear(PC::router, Role::router, "shared_expert_gate", m.hidden, 1, false, moe_layers);
+            }
+        }
+    }
+    m.moe.moe_layers = moe_layers;
+    inv.gated_mlp(PC::mlp, "gate_proj", "up_proj", "down_proj", m.hidden, m.intermediate, mlp_bias,
+                  L - moe_layers);
+
+    // Gemma2DecoderLayer adds pre_/post_feedforward_layernorm to the two usual norms.
+    inv.norm("input_layernorm", m.hidden, false, L);
+    inv.norm("post_attention_layernorm", m.hidden, false, L);
+    if (t == "gemma2") {
+        // Gemma2DecoderLayer: layer i is local (sliding window) when i is even (`not bool(layer_idx % 2)`),
+        // and transformers' HybridCache keeps only the window for those layers.
+        m.traits.alternating_window = true;
+        m.traits.hf_trims_window = true;
+        inv.norm("pre_feedforward_layernorm", m.hidden, false, L);
+        inv.norm("post_feedforward_layernorm", m.hidden, false, L);
+    }
+    inv.norm("norm", m.hidden, false, 1);
+    inv.lm_head(m.vocab, m.hidden);
+}
+
+// ---- DeepSeek-V2 / V3 (DeepseekV2ForCausalLM / DeepseekV3ForCausalLM, remote code) ----
+void deepseek(ModelSpec& m, FieldReader& r, Inventory& inv) {
+    require_intermediate(m, r);
+    const i64 L = m.layers;
+    auto& a = m.mla;
+    m.attention = AttentionKind::mla;
+    a.q_lora_rank = r.integer_or({"q_lora_rank"}, 0, 0, 1 << 20);  // null in V2-Lite: plain q_proj
+    a.kv_lora_rank = r.integer({"kv_lora_rank"}, 1, 1 << 20).value_or(0);
+    a.qk_nope_head_dim = r.integer({"qk_nope_head_dim"}, 1, 1 << 16).value_or(0);
+    a.qk_rope_head_dim = r.integer({"qk_rope_head_dim"}, 1, 1 << 16).value_or(0);
+    a.v_head_dim = r.integer({"v_head_dim"}, 1, 1 << 16).value_or(0);
+    const bool bias = r.boolean_or("attention_bias", false);
+    m.head_dim = a.qk_nope_head_dim + a.qk_rope_head_dim;
+    m.v_head_dim = a.v_head_dim;
+    const i64 H = m.heads, h = m.hidden;
+
+    inv.embedding("embed_tokens", m.vocab, h);
+    if (a.q_lora_rank > 0) {
+        inv.linear(PC::attention, Role::q_a, "q_a_proj", h, a.q_lora_rank, bias, L);
+        inv.norm("q_a_layernorm", a.q_lora_rank, false, L);
+        inv.linear(PC::attention, Role::q_b, "q_b_proj", a.q_lora_rank, H * m.head_dim, false, L);
+    } else {
+        inv.linear(PC::attention, Role::q, "q_proj", h, H * m.head_dim, false, L);
+    }
+    inv.linear(PC::attention, Role::kv_a, "kv_a_proj_with_mqa", h, a.kv_lora_rank + a.qk_rope_head_dim, bias, L);
+    inv.norm("kv_a_layernorm", a.kv_lora_rank, false, L);
+    inv.linear(PC::attention, Role::kv_b, "kv_b_proj", a.kv_lora_rank, H * (a.qk_nope_head_dim + a.v_head_dim), false, L);
+    inv.linear(PC::attention, Role::o, "o_proj", H * a.v_head_dim, h, bias, L);
+
+    // MoE on layers i >= first_k_dense_replace with i % moe_layer_freq == 0 (DeepseekV3DecoderLayer).
+    m.moe.experts = r.integer_or({"n_routed_experts"}, 0, 0, 1 << 16);
+    const i64 first_dense = r.integer_or({"first_k_dense_replace"}, 0, 0, L);
+    const i64 freq = r.integer_or({"moe_layer_freq"}, 1, 1, L);
+    i64 moe_layers = 0;
+    if (m.moe.experts > 0)
+        for (i64 i = first_dense; i < L; ++i)
+            if (i % freq == 0) ++moe_layers;
+    m.moe.moe_layers = moe_layers;
+    m.moe.top_k = r.integer_or({"num_experts_per_tok"}, 1, 1, std::max<i64>(1, m.moe.experts));
+    m.moe.expert_intermediate = r.integer_or({"moe_intermediate_size"}, 0, 0, 1 << 20);
+    m.moe.shared_experts = r.integer_or({"n_shared_experts"}, 0, 0, 1 << 10);
+    m.moe.shared_intermediate = m.moe.shared_experts * m.moe.expert_intermediate;
+    const i64 E = m.moe.experts;
+    inv.linear(PC::router, Role::router, "gate", h, E, false, moe_layers);
+    // V3's noaux_tc router learns a per-expert score bias (nn.Parameter in the remote MoEGate).
+    if (r.string_or("topk_method", "") == "noaux_tc") inv.vector(PC::router, Role::router, "e_score_correction_bias", E, moe_layers);
+    inv.gated_mlp(PC::experts, "gate_proj", "up_proj", "down_proj", h, m.moe.expert_intermediate, false,
+                  moe_layers * E, true);
+    inv.gated_mlp(PC::mlp, "gate_proj", "up_proj", "down_proj", h, m.moe.shared_intermediate, false, moe_layers);
+    inv.gated_mlp(PC::mlp, "gate_proj", "up_proj", "down_proj", h, m.intermediate, false, L - moe_layers);
+    inv.norm("input_layernorm", h, false, L);
+    inv.norm("post_attention_layernorm", h, false, L);
+    inv.norm("norm", h, false, 1);
+    inv.lm_head(m.vocab, h);
+}
+
+// ---- Qwen v1 (QWenLMHeadModel, remote code): c_attn (q,k,v fused, always biased), c_proj,
+// MLP w1/w2 at intermediate_size/2 and c_proj, RMSNorm ln_1/ln_2/ln_f, untied lm_head ----
+void qwen_v1(ModelSpec& m, FieldReader& r, Inventory& inv) {
+    require_intermediate(m, r);
+    const bool bias = !r.boolean_or("no_bias", true);
+    const i64 L = m.layers, proj = m.heads * m.head_dim, ff = m.intermediate / 2;
+    m.intermediate = ff;
+    // QWenLMHeadModel.forward: shift_logits = lm_logits[..., :-1, :].contiguous() copies the 16-bit logits
+    // before the loss (and the slice's backward builds a zero-filled full-size gradient).
+    m.traits.shifted_logits_copy = true;
+    inv.embedding("wte", m.vocab, m.hidden);
+    inv.linear(PC::attention, Role::qkv, "c_attn", m.hidden, 3 * proj, true, L);
+    inv.linear(PC::attention, Role::o, "c_proj", proj, m.hidden, bias, L);
+    inv.gated_mlp(PC::mlp, "w1", "w2", "c_proj", m.hidden, ff, bias, L);
+    inv.norm("ln_1", m.hidden, false, L);
+    inv.norm("ln_2", m.hidden, false, L);
+    inv.norm("ln_f", m.hidden, false, 1);
+    inv.lm_head(m.vocab, m.hidden);
+}
+
+// ---- Phi-1/1.5/2 (PhiForCausalLM): biased q/k/v/dense, fc1/fc2 GeLU MLP, one LayerNorm per layer
+// (attention and MLP in parallel), final_layernorm, lm_head with bias ----
+void phi(ModelSpec& m, FieldReader& r, Inventory& inv) {
+    require_intermediate(m, r);
+    const i64 L = m.layers, q = m.heads * m.head_dim, kv = m.kv_heads * m.head_dim;
+    m.traits.parallel_block = true;  // PhiDecoderLayer: attn(ln(x)) + mlp(ln(x)) + x
+    inv.embedding("embed_tokens", m.vocab, m.hidden);
+    inv.linear(PC::attention, Role::q, "q_proj", m.hidden, q, true, L);
+    inv.linear(PC::attention, Role::k, "k_proj", m.hidden, kv, true, L);
+    inv.linear(PC::attention, Role::v, "v_proj", m.hidden, kv, true, L);
+    inv.linear(PC::attention, Role::o, "dense", q, m.hidden, true, L);
+    if (r.boolean_or("qk_layernorm", false)) {
+        m.qk_norm = true;
+        inv.norm("q_layernorm", m.head_dim, true, L);
+        inv.norm("k_layernorm", m.head_dim, true, L);
+    }
+    inv.plain_mlp("fc1", "fc2", m.hidden, m.intermediate, true, L);
+    inv.norm("input_layernorm", m.hidden, true, L);
+    inv.norm("final_layernorm", m.hidden, true, 1);
+    inv.lm_head(m.vocab, m.hidden, /*bias=*/true);
+}
+
+// ---- Phi-3 (Phi3ForCausalLM): fused qkv_proj and gate_up_proj, no biases, RMSNorm ----
+void phi3(ModelSpec& m, FieldReader& r, Inventory& inv) {
+    require_intermediate(m, r);
+    const i64 L = m.layers, q = m.heads * m.head_dim, kv = m.kv_heads * m.head_dim;
+    inv.embedding("embed_tokens", m.vocab, m.hidden);
+    inv.linear(PC::attention, Role::qkv, "qkv_proj", m.hidden, q + 2 * kv, false, L);
+    inv.linear(PC::attention, Role::o, "o_proj", q, m.hidden, false, L);
+    inv.linear(PC::mlp, Role::gate_up, "gate_up_proj", m.hidden, 2 * m.intermediate, false, L);
+    inv.linear(PC::mlp, Role::down, "down_proj", m.intermediate, m.hidden, false, L);
+    inv.norm("input_layernorm", m.hidden, false, L);
+    inv.norm("post_attention_layernorm", m.hidden, false, L);
+    inv.norm("norm", m.hidden, false, 1);
+    inv.lm_head(m.vocab, m.hidden);
+}
+
+// ---- GPT-NeoX / Pythia (GPTNeoXForCausalLM): embed_in, fused query_key_value, dense, 4h MLP,
+// two LayerNorms per layer, final_layer_norm, untied embed_out ----
+// ---- StableLM 2 / 3B-4E1T (StableLmForCausalLM): Llama layout with LayerNorms (with bias), optional
+// qkv bias, optional per-head q/k LayerNorms (weight only), optional parallel residual ----
+void stablelm(ModelSpec& m, FieldReader& r, Inventory& inv) {
+    require_intermediate(m, r);
+    const i64 L = m.layers;
+    inv.embedding("embed_tokens", m.vocab, m.hidden);
+    inv.qkvo(m, r.boolean_or("use_qkv_bias", false), false, L);
+    if (r.boolean_or("qk_layernorm", false)) {  // StableLmLayerNormPerHead: one LayerNorm(head_dim) per head
+        m.qk_norm = true;
+        inv.norm("q_layernorm", m.head_dim, false, L * m.heads);
+        inv.norm("k_layernorm", m.head_dim, false, L * m.kv_heads);
+    }
+    inv.gated_mlp(PC::mlp, "gate_proj", "up_proj", "down_proj", m.hidden, m.intermediate, false, L);
+    inv.norm("input_layernorm", m.hidden, true, L);
+    if (!r.boolean_or("use_parallel_residual", false)) inv.norm("post_attention_layernorm", m.hidden, true, L);
+    inv.norm("norm", m.hidden, true, 1);
+    inv.lm_head(m.vocab, m.hidden);
+}
+
+}  // namespace vramcalc::detail
