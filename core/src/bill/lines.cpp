@@ -11,7 +11,7 @@ const std::vector<BillLine>& bill_lines() {
         {"weights", "weights", "bytes", "2. Model states / 7. Inference",
          "training/model_states.cpp model_states(); formats/weight_formats.cpp weight_bytes()", 0x4285F4},
         {"master_weights", "fp32 master weights", "bytes", "2. Model states", "training/model_states.cpp model_states()", 0x785EF0},
-        {"lora", "LoRA adapters", "bytes", "2. Model states", "training/model_states.cpp lora_states()", 0x00ACC1},
+        {"lora", "LoRA adapters", "bytes", "2. Model states", "training/model_states.cpp lora_or_qlora()", 0x00ACC1},
         {"gradients", "gradients", "bytes", "5. The step and the peak", "training/training_step.cpp simulate_step()", 0xFB8C00},
         {"optimizer", "optimizer states", "bytes", "2. Model states", "training/model_states.cpp; formats/recipes.cpp optimizer_bytes_per_param()", 0xE53935},
         {"activations", "activations", "bytes", "3. Activations / 7. Inference",

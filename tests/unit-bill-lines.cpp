@@ -1,0 +1,61 @@
+// The bill-line registry: every line a bill can hold is registered, and docs/architecture.md's code map
+// names each one and only files that exist.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "test_data.hpp"
+#include "vramcalc/estimate.hpp"
+
+using namespace vramcalc;
+
+namespace {
+
+std::string read_text(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("bill lines: every component of a range of bills is in the registry") {
+    const nlohmann::json scenarios[] = {
+        {{"model", "llama-3.1-8b"}, {"method", "lora"}},
+        {{"model", "llama-3.1-8b"}, {"num_gpus", 8}, {"sharding", "zero3"}},
+        {{"model", "llama-3.1-8b"}, {"num_gpus", 8}, {"sharding", "fsdp-full"}, {"framework", "torchtune"}},
+        {{"model", "qwen2.5-7b"}, {"workload", "infer"}, {"framework", "vllm"}},
+        {{"model", "qwen2.5-7b"}, {"workload", "infer"}, {"framework", "llama.cpp"}, {"weights", "gguf-q4_k_m"}},
+        {{"model", "qwen2.5-7b"}, {"rlhf", {{"algorithm", "ppo"}, {"rollout", {{"engine", "vllm"}}}}}},
+    };
+    for (const auto& j : scenarios) {
+        const Bill b = estimate_peak(test::scenario(j));
+        for (const auto& c : b.components) {
+            INFO(c.id);
+            CHECK(find_bill_line(c.id) != nullptr);
+        }
+    }
+}
+
+TEST_CASE("bill lines: docs/architecture.md maps every registered line to files that exist") {
+    const std::string root = std::string(VRAMCALC_TEST_DATA) + "/../..";
+    const std::string doc = read_text(root + "/docs/architecture.md");
+    REQUIRE(!doc.empty());
+    std::set<std::string> ids;
+    for (const auto& l : bill_lines()) {
+        INFO(l.id);
+        CHECK(ids.insert(l.id).second);  // one entry per id
+        CHECK(doc.find(std::string("| `") + l.id + "` |") != std::string::npos);
+        // Each "folder/file.cpp" the registry names exists under core/src.
+        std::string where = l.computed_in;
+        for (std::size_t at = where.find(".cpp"); at != std::string::npos; at = where.find(".cpp", at + 4)) {
+            const std::size_t start = where.rfind(' ', at) == std::string::npos ? 0 : where.rfind(' ', at) + 1;
+            const std::string file = where.substr(start, at + 4 - start);
+            INFO(file);
+            if (file.find('*') == std::string::npos) CHECK(!read_text(root + "/core/src/" + file).empty());
+        }
+    }
+}
