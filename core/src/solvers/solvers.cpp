@@ -5,6 +5,8 @@
 #include <map>
 #include <tuple>
 
+#include "common/checked.hpp"
+#include "runtime/runtime.hpp"
 #include "solvers/search.hpp"
 #include "vramcalc/estimate.hpp"
 
@@ -74,20 +76,21 @@ InferenceLimits inference_limits(const Scenario& base) {
 
 std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<GpuSpec>& gpus) {
     std::vector<CatalogFit> out(gpus.size());
-    // Training (without RLHF, whose rollout engine sizes itself by the GPU's memory): the bill sees a GPU
-    // only through its vendor, architecture (the CUDA context) and bf16 support, so GPUs of one such class
-    // share every estimate, and a larger budget never gives a smaller answer. Each class is solved in order
-    // of budget, each search starting from the previous answer. Inference and RLHF: one solve per GPU.
+    // Training (without RLHF, whose rollout engine sizes itself by the GPU's memory) sees a GPU only through
+    // its CUDA context (runtime/runtime.cpp) and its memory: device bytes = torch bytes of the scenario +
+    // the GPU's context. So every GPU shares one table of torch bytes, the GPUs are solved in order of the
+    // budget left beside their context, and each search starts from the previous GPU's answer (a larger
+    // budget never gives a smaller one). Inference and RLHF: one solve per GPU.
     const bool shared = base.workload == Workload::train && base.rlhf.algorithm == RlhfAlgorithm::none;
+    auto context = [](const GpuSpec& g) { return detail::saturated_bytes(detail::cuda_context(g).bytes); };
+    auto room = [&](const GpuSpec& g) {
+        return static_cast<double>(g.memory_bytes) * base.target_utilization - static_cast<double>(context(g));
+    };
     std::vector<std::size_t> order(gpus.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto cls = [&](const GpuSpec& g) { return std::tie(g.vendor, g.arch, g.bf16); };
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return std::tuple(cls(gpus[a]), gpus[a].memory_bytes) < std::tuple(cls(gpus[b]), gpus[b].memory_bytes);
-    });
-    std::map<std::pair<int, std::int64_t>, std::int64_t> device;  // (field, value) -> device bytes, this class
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return room(gpus[a]) < room(gpus[b]); });
+    std::map<std::pair<int, std::int64_t>, std::int64_t> torch;  // (field, value) -> device bytes less the context
     std::int64_t prev_batch = 0, prev_len = 0;
-    const GpuSpec* class_of = nullptr;
     const std::int64_t batch_cap = 1 << 16, len_cap = std::int64_t{1} << 24;
     for (std::size_t i : order) {
         const GpuSpec& g = gpus[i];
@@ -109,18 +112,13 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
             if (!s.model.count_only) f.max_seq_len = solve_max_seq_len(s, len_cap);
             continue;
         }
-        if (!class_of || cls(*class_of) != cls(g)) {
-            device.clear();
-            prev_batch = prev_len = 0;
-        }
-        class_of = &g;
-        const double budget = static_cast<double>(g.memory_bytes) * s.target_utilization;
+        const double budget = room(g);
         auto fits = [&](int field, std::int64_t n) {
-            auto [it, fresh] = device.try_emplace({field, n}, 0);
+            auto [it, fresh] = torch.try_emplace({field, n}, 0);
             if (fresh) {
                 Scenario t = s;
                 (field == 0 ? t.micro_batch : t.seq_len) = n;
-                it->second = estimate_peak(t).device_bytes;
+                it->second = estimate_peak(t).device_bytes - context(g);
             }
             return static_cast<double>(it->second) <= budget;
         };
