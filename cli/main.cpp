@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "report.hpp"
+#include "vramcalc/advice.hpp"
+#include "vramcalc/bill_format.hpp"
 #include "vramcalc/catalog_json.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/units.hpp"
@@ -160,7 +162,8 @@ json scenario_from_flags(const std::vector<std::string>& args) {
 
 // The scenario of `estimate` and `plan`: a SCENARIO.json (then flags override its keys) or flags alone.
 // Warnings go to stderr; problems are printed and give std::nullopt.
-std::optional<vc::Scenario> scenario_from_args(const std::vector<std::string>& args, const std::string& command) {
+std::optional<vc::Scenario> scenario_from_args(const std::vector<std::string>& args, const std::string& command,
+                                               json* read = nullptr) {
     if (args.empty()) throw BadInput(command + " needs a SCENARIO.json or --model MODEL");
     json scenario = args[0].rfind("--", 0) == 0 ? scenario_from_flags(args) : parse_json_file(args[0]);
     if (args[0].rfind("--", 0) != 0 && args.size() > 1) {
@@ -168,6 +171,7 @@ std::optional<vc::Scenario> scenario_from_args(const std::vector<std::string>& a
         if (scenario.is_object()) scenario.merge_patch(overrides);
     }
     if (scenario.is_object() && scenario.contains("model")) scenario["model"] = resolve_model_arg(scenario["model"]);
+    if (read) *read = scenario;
     auto sc = vc::scenario_from_json(scenario, catalog());
     for (const auto& w : sc.warnings) std::cerr << "warning: " << w << "\n";
     if (!sc.ok()) {
@@ -178,11 +182,20 @@ std::optional<vc::Scenario> scenario_from_args(const std::vector<std::string>& a
 }
 
 int cmd_estimate(const std::vector<std::string>& args, bool as_json) {
-    auto sc = scenario_from_args(args, "estimate");
+    json read;
+    auto sc = scenario_from_args(args, "estimate", &read);
     if (!sc) return kBadInput;
     const vc::Bill bill = vc::estimate(*sc);
-    if (as_json) std::cout << vc::bill_to_json(bill).dump(2) << "\n";
-    else std::cout << vc::cli::render_bill(bill);
+    // What to change when the run does not fit within its target (the core's advisor, as in the page).
+    const bool needs_advice = vc::verdict_of(bill) != vc::Verdict::fits;
+    const vc::AdvicePlan plan = needs_advice ? vc::plan_changes(read, catalog()) : vc::AdvicePlan{};
+    if (as_json) {
+        json j = vc::bill_to_json(bill);
+        if (needs_advice) j["advice"] = vc::advice_to_json(plan);
+        std::cout << j.dump(2) << "\n";
+    } else {
+        std::cout << vc::cli::render_bill(bill) << vc::cli::render_advice(plan, bill);
+    }
     return kOk;
 }
 

@@ -47,9 +47,8 @@ std::string render_bill(const Bill& b) {
     o += line("device         (nvidia-smi, per process):    %s  (%s)\n", format_gib(b.device_bytes).c_str(),
               format_gb(b.device_bytes).c_str());
     if (b.cpu_bytes > 0) o += line("host memory (offload):                       %s\n", format_gib(b.cpu_bytes).c_str());
-    const std::int64_t diff = b.gpu.memory_bytes - b.device_bytes;
-    if (b.fits) o += line("\nFITS on %s with %s to spare.\n", b.gpu.name.c_str(), format_gib(diff).c_str());
-    else o += line("\nDOES NOT FIT on %s: %s over.\n", b.gpu.name.c_str(), format_gib(-diff).c_str());
+    const char* state = verdict_of(b) == Verdict::fits ? "FITS" : verdict_of(b) == Verdict::fits_above_target ? "FITS (above target)" : "DOES NOT FIT";
+    o += line("\n%s on %s: %s.\n", state, b.gpu.name.c_str(), verdict_sentence(b).c_str());
     if (b.max_micro_batch) o += line("Largest micro-batch within the target utilisation: %lld\n", static_cast<long long>(*b.max_micro_batch));
     if (b.max_batch) o += line("Largest batch within the target utilisation: %lld\n", static_cast<long long>(*b.max_batch));
     if (b.max_seq_len) o += line("Longest seq_len at this micro-batch within the target utilisation: %lld\n", static_cast<long long>(*b.max_seq_len));
@@ -67,6 +66,21 @@ std::string render_bill(const Bill& b) {
                   format_gib(b.rule_of_thumb_bytes).c_str(), b.rule_of_thumb_formula.c_str());
     if (!b.peak_phase.empty()) o += "Peak during: " + b.peak_phase + "\n";
     for (const auto& w : b.warnings) o += "warning: " + w + "\n";
+    return o;
+}
+
+std::string render_advice(const AdvicePlan& plan, const Bill& before) {
+    if (plan.ranked.empty() && plan.note.empty()) return "";
+    std::string o = "\nWhat to change (each computed by the estimator; per GPU):\n";
+    std::size_t shown = 0;
+    for (const auto& a : plan.ranked) {
+        if (++shown > 5) break;
+        const char* mark = a.within_target ? "fits" : a.fits ? "fits above target" : "no";
+        std::string batch = before.max_batch || before.max_concurrent_sequences ? "batch" : "micro-batch";
+        o += line("  %-18s %s -> %s, largest %s %lld\n", mark, a.title.c_str(), format_gib(a.device_bytes).c_str(),
+                  batch.c_str(), static_cast<long long>(a.max_batch));
+    }
+    if (!plan.note.empty()) o += "  " + plan.note + "\n";
     return o;
 }
 

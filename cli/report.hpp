@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "vramcalc/advice.hpp"
 #include "vramcalc/bill.hpp"
 #include "vramcalc/catalog.hpp"
 #include "vramcalc/validate.hpp"
@@ -11,6 +12,8 @@
 namespace vramcalc::cli {
 
 std::string render_bill(const Bill& b);
+// "What to change": the advisor's ranked changes (at most 5) with their computed result.
+std::string render_advice(const AdvicePlan& plan, const Bill& before);
 std::string render_params(const std::string& name, const ModelSpec& m, const ParamBreakdown& p);
 std::string render_validation(const ValidationReport& r);
 std::string render_presets(const Catalog& c);

@@ -6,6 +6,8 @@
 #include <emscripten/emscripten.h>
 #include <nlohmann/json.hpp>
 
+#include "vramcalc/advice.hpp"
+#include "vramcalc/bill_format.hpp"
 #include "vramcalc/catalog_json.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/presets.hpp"
@@ -48,7 +50,14 @@ EMSCRIPTEN_KEEPALIVE const char* vramcalc_api_estimate(const char* scenario_json
     json out;
     auto sc = scenario(scenario_json, out);
     if (!sc) return answer(out);
-    return answer({{"ok", true}, {"bill", vramcalc::bill_to_json(vramcalc::estimate(*sc))}});
+    const vramcalc::Bill bill = vramcalc::estimate(*sc);
+    json out_bill = vramcalc::bill_to_json(bill);
+    // What to change when it does not fit within its target: the same ranked list as the page and the CLI.
+    if (vramcalc::verdict_of(bill) != vramcalc::Verdict::fits) {
+        const json read = json::parse(scenario_json ? scenario_json : "", nullptr, false);
+        if (read.is_object()) out_bill["advice"] = vramcalc::advice_to_json(vramcalc::plan_changes(read, *vramcalc::builtin_catalog()));
+    }
+    return answer({{"ok", true}, {"bill", out_bill}});
 }
 
 EMSCRIPTEN_KEEPALIVE const char* vramcalc_api_solve_catalog(const char* scenario_json) {

@@ -55,6 +55,7 @@ struct Bill {
     std::int64_t cpu_bytes = 0;             // host memory (offload, llama.cpp CPU layers)
 
     GpuSpec gpu;
+    double target_utilization = 0.9;        // the share of GPU memory a plan may use (the scenario's)
     bool fits = false;                      // device_bytes <= gpu.memory_bytes
     std::optional<std::int64_t> max_micro_batch;  // training: largest micro_batch within target utilisation
     std::optional<std::int64_t> max_batch;        // inference: largest batch within target utilisation

@@ -15,6 +15,13 @@ std::string bill_to_markdown(const Bill& b);
 // One line a screen reader (or a test) can read: "Llama 3.1 8B on H100 80GB: 45.2 GiB of 79.6 GiB, fits".
 std::string bill_summary(const Bill& b);
 
+// The verdict in three states: within the target utilisation, fits but above it, does not fit.
+enum class Verdict { fits, fits_above_target, does_not_fit };
+Verdict verdict_of(const Bill& b);
+// "fits within the 90 % target, 18.40 GiB free", "fits, but above the 90 % target: only 3.10 GiB free",
+// "does not fit: 12.30 GiB over". One phrasing for the CLI, the UI and the exports.
+std::string verdict_sentence(const Bill& b);
+
 // Text made safe for one Markdown table cell: '|' escaped, line breaks as spaces.
 std::string markdown_cell(const std::string& text);
 

@@ -4,6 +4,7 @@
 #include "vramcalc/advice.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario_json.hpp"
@@ -36,6 +37,10 @@ void training_candidates(const Scenario& sc, std::vector<Candidate>& out) {
                        "Same effective batch, half the activations; gradients persist between micro-batches.",
                        {{"micro_batch", mb}, {"grad_accum", sc.grad_accum * 2}}});
     }
+    if (sc.micro_batch > 2)
+        out.push_back({"Micro-batch 1 x " + std::to_string(sc.grad_accum * sc.micro_batch) + " accumulation",
+                       "Same effective batch, the activations of one sequence at a time.",
+                       {{"micro_batch", 1}, {"grad_accum", sc.grad_accum * sc.micro_batch}}});
     if (sc.checkpointing == Checkpointing::none || sc.checkpointing == Checkpointing::selective)
         out.push_back({"Gradient checkpointing", "Keeps only each layer's input and recomputes the layer in backward (one more forward pass).",
                        {{"checkpointing", "full"}}});
@@ -86,37 +91,145 @@ void smaller_model(const json& s, const Catalog& cat, std::vector<Candidate>& ou
         out.push_back({"Smaller model: " + best->name, "Fewer parameters in every line of the bill.", {{"model", best->id}}});
 }
 
+// One candidate's effect, computed without the solvers (they run only for what is shown).
+struct Tried {
+    std::size_t index = 0;         // into the candidate list (its order is the preference order)
+    std::int64_t device_bytes = 0;
+    bool ok = false;
+};
+
+Tried try_patch(const json& scenario, const json& patch, const Catalog& catalog, std::size_t index) {
+    json changed = scenario;
+    changed.merge_patch(patch);
+    auto sc = scenario_from_json(changed, catalog);
+    if (!sc.ok()) return {index, 0, false};
+    return {index, estimate_peak(*sc).device_bytes, true};
+}
+
+// Two changes conflict when they set the same top-level key (bf16-mixed and pure bf16; LoRA and QLoRA).
+bool conflicts(const json& a, const json& b) {
+    for (const auto& [k, v] : a.items())
+        if (b.contains(k)) return true;
+    return false;
+}
+
+Advice finish(const json& scenario, const Catalog& catalog, const std::vector<Candidate>& cands,
+              const std::vector<std::size_t>& parts, std::int64_t before, double budget) {
+    Advice a;
+    json patch = json::object();
+    for (std::size_t i : parts) {
+        const Candidate& c = cands[i];
+        a.title += (a.title.empty() ? "" : " + ") + c.title;
+        a.why += (a.why.empty() ? "" : " ") + c.why;
+        a.changes.push_back(c.title);
+        patch.merge_patch(c.patch);
+        if (c.patch.contains("model")) a.keeps_model = false;
+    }
+    json changed = scenario;
+    changed.merge_patch(patch);
+    const Bill after = estimate(*scenario_from_json(changed, catalog));
+    a.patch = std::move(patch);
+    a.device_bytes = after.device_bytes;
+    a.saving_bytes = before - after.device_bytes;
+    a.fits = after.fits;
+    a.within_target = static_cast<double>(after.device_bytes) <= budget;
+    a.max_batch = after.max_micro_batch.value_or(after.max_batch.value_or(0));  // estimate() solved it already
+    return a;
+}
+
 }  // namespace
 
-std::vector<Advice> advise(const json& scenario, const Catalog& catalog) {
-    std::vector<Advice> out;
+AdvicePlan plan_changes(const json& scenario, const Catalog& catalog) {
+    AdvicePlan plan;
     auto base = scenario_from_json(scenario, catalog);
-    if (!base.ok()) return out;
-    const Bill before = estimate(*base);
+    if (!base.ok()) return plan;
+    const std::int64_t before = estimate_peak(*base).device_bytes;
+    const double budget = static_cast<double>(base->gpu.memory_bytes) * base->target_utilization;
 
     std::vector<Candidate> cands;
     if (base->workload == Workload::train) training_candidates(*base, cands);
     else inference_candidates(*base, cands);
     smaller_model(scenario, catalog, cands);
 
-    for (auto& c : cands) {
-        json changed = scenario;
-        changed.merge_patch(c.patch);
-        auto sc = scenario_from_json(changed, catalog);
-        if (!sc.ok()) continue;
-        const Bill after = estimate(*sc);
-        Advice a;
-        a.title = std::move(c.title);
-        a.why = std::move(c.why);
-        a.patch = std::move(c.patch);
-        a.device_bytes = after.device_bytes;
-        a.saving_bytes = before.device_bytes - after.device_bytes;
-        a.fits = after.fits;
-        a.max_batch = after.max_micro_batch.value_or(after.max_batch.value_or(0));  // estimate() solved it already
-        if (a.saving_bytes > 0) out.push_back(std::move(a));
+    std::vector<Tried> singles;
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+        const Tried t = try_patch(scenario, cands[i].patch, catalog, i);
+        if (t.ok && t.device_bytes < before) singles.push_back(t);
     }
-    std::stable_sort(out.begin(), out.end(), [](const Advice& x, const Advice& y) { return x.saving_bytes > y.saving_bytes; });
-    return out;
+    auto within = [&](std::int64_t bytes) { return static_cast<double>(bytes) <= budget; };
+    const bool fits_now = within(before);
+    const bool single_reaches = std::any_of(singles.begin(), singles.end(), [&](const Tried& t) {
+        return within(t.device_bytes) && !cands[t.index].patch.contains("model");
+    });
+
+    // Combinations of the changes that keep the model, when no single one reaches the target.
+    std::vector<std::vector<std::size_t>> combos;
+    if (!fits_now && !single_reaches) {
+        std::vector<std::size_t> keep;
+        for (const auto& t : singles)
+            if (!cands[t.index].patch.contains("model")) keep.push_back(t.index);
+        for (std::size_t a = 0; a < keep.size(); ++a)
+            for (std::size_t b = a + 1; b < keep.size(); ++b) {
+                if (conflicts(cands[keep[a]].patch, cands[keep[b]].patch)) continue;
+                json p = cands[keep[a]].patch;
+                p.merge_patch(cands[keep[b]].patch);
+                if (const Tried t = try_patch(scenario, p, catalog, 0); t.ok && within(t.device_bytes))
+                    combos.push_back({keep[a], keep[b]});
+            }
+        if (combos.empty())
+            for (std::size_t a = 0; a < keep.size(); ++a)
+                for (std::size_t b = a + 1; b < keep.size(); ++b)
+                    for (std::size_t c = b + 1; c < keep.size(); ++c) {
+                        const json& pa = cands[keep[a]].patch;
+                        const json& pb = cands[keep[b]].patch;
+                        const json& pc = cands[keep[c]].patch;
+                        if (conflicts(pa, pb) || conflicts(pa, pc) || conflicts(pb, pc)) continue;
+                        json p = pa;
+                        p.merge_patch(pb);
+                        p.merge_patch(pc);
+                        if (const Tried t = try_patch(scenario, p, catalog, 0); t.ok && within(t.device_bytes))
+                            combos.push_back({keep[a], keep[b], keep[c]});
+                    }
+    }
+    // The least intrusive combinations first (the candidates' order is practitioners' order), at most 3.
+    std::stable_sort(combos.begin(), combos.end(), [](const auto& x, const auto& y) {
+        std::size_t sx = 0, sy = 0;
+        for (auto i : x) sx += i;
+        for (auto i : y) sy += i;
+        return std::tuple(x.size(), sx) < std::tuple(y.size(), sy);
+    });
+    if (combos.size() > 3) combos.resize(3);
+
+    for (const auto& c : combos) plan.ranked.push_back(finish(scenario, catalog, cands, c, before, budget));
+    for (const auto& t : singles) plan.ranked.push_back(finish(scenario, catalog, cands, {t.index}, before, budget));
+    // Within the target first; then fewer changes; then the user's model kept; then the larger saving.
+    std::stable_sort(plan.ranked.begin(), plan.ranked.end(), [](const Advice& x, const Advice& y) {
+        if (x.within_target != y.within_target) return x.within_target;
+        if (x.within_target && x.keeps_model != y.keeps_model) return x.keeps_model;
+        if (x.within_target && x.changes.size() != y.changes.size()) return x.changes.size() < y.changes.size();
+        if (x.keeps_model != y.keeps_model) return x.keeps_model;
+        return x.saving_bytes > y.saving_bytes;
+    });
+    const bool any = std::any_of(plan.ranked.begin(), plan.ranked.end(), [](const Advice& a) { return a.within_target && a.keeps_model; });
+    if (!fits_now && !any)
+        plan.note = base->workload == Workload::train
+                        ? "No change or combination of up to three changes fits this GPU with this model: use more GPUs "
+                          "(with sharding) or a smaller model."
+                        : "No change fits this GPU with this model: use more GPUs (tensor parallelism) or a smaller model.";
+    return plan;
+}
+
+std::vector<Advice> advise(const json& scenario, const Catalog& catalog) { return plan_changes(scenario, catalog).ranked; }
+
+json advice_to_json(const AdvicePlan& plan) {
+    json rows = json::array();
+    for (const auto& a : plan.ranked)
+        rows.push_back({{"title", a.title}, {"why", a.why}, {"patch", a.patch}, {"changes", a.changes},
+                        {"device_bytes", a.device_bytes}, {"saving_bytes", a.saving_bytes}, {"fits", a.fits},
+                        {"within_target", a.within_target}, {"keeps_model", a.keeps_model}, {"max_batch", a.max_batch}});
+    json j = {{"changes", rows}};
+    if (!plan.note.empty()) j["note"] = plan.note;
+    return j;
 }
 
 }  // namespace vramcalc

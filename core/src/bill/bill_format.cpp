@@ -32,13 +32,26 @@ std::string share(std::int64_t part, std::int64_t whole) {
     return buf;
 }
 
-std::string verdict(const Bill& b) {
-    const std::int64_t room = b.gpu.memory_bytes - b.device_bytes;
-    if (b.fits) return "fits, " + format_gib(room) + " free";
-    return "does not fit: " + format_gib(-room) + " over";
+}  // namespace
+
+Verdict verdict_of(const Bill& b) {
+    if (!b.fits) return Verdict::does_not_fit;
+    const double target = static_cast<double>(b.gpu.memory_bytes) * b.target_utilization;
+    return static_cast<double>(b.device_bytes) <= target ? Verdict::fits : Verdict::fits_above_target;
 }
 
-}  // namespace
+std::string verdict_sentence(const Bill& b) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.0f %%", 100.0 * b.target_utilization);
+    const std::int64_t room = b.gpu.memory_bytes - b.device_bytes;
+    switch (verdict_of(b)) {
+        case Verdict::fits: return "fits within the " + std::string(pct) + " target, " + format_gib(room) + " free";
+        case Verdict::fits_above_target:
+            return "fits, but above the " + std::string(pct) + " target: only " + format_gib(room) + " free";
+        case Verdict::does_not_fit: break;
+    }
+    return "does not fit: " + format_gib(-room) + " over";
+}
 
 std::string markdown_cell(const std::string& text) {
     std::string out;
@@ -67,7 +80,7 @@ std::string bill_to_csv(const Bill& b) {
 
 std::string bill_to_markdown(const Bill& b) {
     std::string out = "## " + markdown_cell(b.model_name) + " on " + markdown_cell(b.gpu.name) + "\n\n";
-    out += "**" + format_gib(b.device_bytes) + " of " + format_gib(b.gpu.memory_bytes) + " per GPU: " + verdict(b) +
+    out += "**" + format_gib(b.device_bytes) + " of " + format_gib(b.gpu.memory_bytes) + " per GPU: " + verdict_sentence(b) +
            ".** (GiB = 2^30 bytes)\n\n";
     out += "| component | GiB | bytes | share | how |\n|---|---:|---:|---:|---|\n";
     for (const auto& c : b.components)
@@ -89,7 +102,7 @@ std::string bill_to_markdown(const Bill& b) {
 
 std::string bill_summary(const Bill& b) {
     return b.model_name + " on " + b.gpu.name + ": " + format_gib(b.device_bytes) + " of " +
-           format_gib(b.gpu.memory_bytes) + " per GPU, " + verdict(b) + ".";
+           format_gib(b.gpu.memory_bytes) + " per GPU, " + verdict_sentence(b) + ".";
 }
 
 }  // namespace vramcalc

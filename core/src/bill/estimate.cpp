@@ -22,6 +22,7 @@ Bill estimate_peak(const Scenario& s) {
     b.parameters = p.total;
     b.active_parameters = p.active;
     b.gpu = s.gpu;
+    b.target_utilization = s.target_utilization;
     detail::rule_of_thumb(s, b);
     if (s.workload == Workload::infer) {  // engines place weights and KV per GPU and close the bill themselves
         detail::inference(s, b);
