@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "test_data.hpp"
+#include "vramcalc/curves.hpp"
 #include "vramcalc/estimate.hpp"
 
 using namespace vramcalc;
@@ -58,4 +59,23 @@ TEST_CASE("bill lines: docs/architecture.md maps every registered line to files 
             if (file.find('*') == std::string::npos) CHECK(!read_text(root + "/core/src/" + file).empty());
         }
     }
+}
+
+TEST_CASE("curves: memory grows along both axes, the scenario's own values are points, lengths past the model's limit are marked") {
+    const Scenario s = test::scenario({{"model", "llama-3.1-8b"}, {"method", "lora"}, {"micro_batch", 3}, {"seq_len", 3000}});
+    const MemoryCurves c = memory_curves(s, estimate(s));
+    REQUIRE(c.by_batch.size() > 3);
+    REQUIRE(c.by_length.size() > 3);
+    bool own_batch = false, own_len = false, past = false;
+    for (std::size_t i = 1; i < c.by_batch.size(); ++i) CHECK(c.by_batch[i].device_bytes >= c.by_batch[i - 1].device_bytes);
+    for (std::size_t i = 1; i < c.by_length.size(); ++i) CHECK(c.by_length[i].device_bytes >= c.by_length[i - 1].device_bytes);
+    for (const auto& p : c.by_batch) own_batch = own_batch || p.x == 3;
+    for (const auto& p : c.by_length) {
+        own_len = own_len || p.x == 3000;
+        past = past || p.past_model_limit;
+        CHECK(p.past_model_limit == (p.x > s.model.max_positions));
+    }
+    CHECK(own_batch);
+    CHECK(own_len);
+    CHECK_FALSE(past);  // the axis stops at the model's 131,072 positions
 }
