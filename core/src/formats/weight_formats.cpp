@@ -162,46 +162,43 @@ double WeightBytes::total() const {
     return t;
 }
 
-WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_size, bool* ok) {
-    WeightBytes w;
-    if (ok) *ok = true;
-    const i64 L = std::max<i64>(1, m.layers);
-    w.layers.assign(static_cast<std::size_t>(L), 0.0);
-    const double plain = plain_dtype_bytes(f);
-    const double other = f == "fp32" ? 4.0 : 2.0;  // unquantised tensors keep the checkpoint's 16 bits
-    const bool gguf = is_gguf(f);
-    GgufContext gc;
-    if (gguf) {
-        gc.ftype = f.substr(5);
-        gc.arch = m.traits.gguf_arch;
-        gc.n_layer = L;
-        gc.n_gqa = m.kv_heads > 0 ? std::max<i64>(1, m.heads / m.kv_heads) : 1;
-        gc.n_expert = m.moe.experts;
-        gc.tied_embeddings = m.tied_embeddings;
-        // llama-model.cpp: an 80-layer Llama with GQA is LLM_TYPE_70B; so is an 80-layer Qwen2.
-        gc.type_70b = L == 80 && ((gc.arch == "llama" && m.kv_heads < m.heads) || gc.arch == "qwen2");
-    }
-    std::map<std::string, double> mix;
-    const bool gptq = f == "gptq-int4" || f == "gptq-int8", awq = f == "awq-int4" || f == "awq-int8";
-    const double bits = (f == "gptq-int8" || f == "awq-int8") ? 8 : 4;
+namespace {
+
+// The stored bytes of one tensor in a format, tallying the quantised parameters and GGUF's type mix.
+struct TensorCoster {
+    const ModelSpec& m;
+    const std::string& f;
+    i64 group_size = 128;
+    WeightBytes& w;
+    bool* ok = nullptr;
+    bool gguf = false, gptq = false, awq = false;
+    double plain = 0, other = 2, bits = 4;
+    GgufContext gc{};
+    std::map<std::string, double> mix{};
+
+    // GGUF: llama.cpp's type for this tensor at layer i; `k` tensors of this kind are costed at once.
+    double gguf_bytes(const ParamGroup& g, i64 i, double k) {
+        const double n = static_cast<double>(g.rows) * static_cast<double>(g.cols);
+        const double rows = static_cast<double>(g.rows);
+        // 1-D tensors (norms, biases) stay F32 (llama-quant.cpp quantises only 2-D/3-D weights; the
+        // converter writes 1-D tensors as F32). Routers (ffn_gate_inp) are never quantised.
+        const double bias = g.bias ? rows * 4.0 : 0.0;
+        if (g.cols <= 1) {
+            mix["f32"] += rows * k;
+            return rows * 4.0 + bias;
+        }
+        const std::string role = gguf_role(m, g);
+        const GgmlType& t = role == "router" ? T("f32") : gguf_tensor_type(gc, role, std::max<i64>(0, i), g.cols);
+        mix[t.name] += n * k;
+        if (std::string(t.name) != "f32" && std::string(t.name) != "f16") w.quantized_params += n * k;
+        return ggml_tensor_bytes(t, g.rows, g.cols) + bias;
+        }
+
     // Bytes of one tensor of group g at decoder layer i (i < 0: not in a layer).
-    auto tensor_bytes = [&](const ParamGroup& g, i64 i, double k) -> double {
+    double operator()(const ParamGroup& g, i64 i, double k) {
+        if (gguf) return gguf_bytes(g, i, k);
         const double n = static_cast<double>(g.rows) * static_cast<double>(g.cols);
         const double rows = static_cast<double>(g.rows), cols = static_cast<double>(g.cols);
-        if (gguf) {
-            // 1-D tensors (norms, biases) stay F32 (llama-quant.cpp quantises only 2-D/3-D weights; the
-            // converter writes 1-D tensors as F32). Routers (ffn_gate_inp) are never quantised.
-            const double bias = g.bias ? rows * 4.0 : 0.0;
-            if (g.cols <= 1) {
-                mix["f32"] += rows * k;
-                return rows * 4.0 + bias;
-            }
-            const std::string role = gguf_role(m, g);
-            const GgmlType& t = role == "router" ? T("f32") : gguf_tensor_type(gc, role, std::max<i64>(0, i), g.cols);
-            mix[t.name] += n * k;
-            if (std::string(t.name) != "f32" && std::string(t.name) != "f16") w.quantized_params += n * k;
-            return ggml_tensor_bytes(t, g.rows, g.cols) + bias;
-        }
         if (plain > 0) return static_cast<double>(g.numel_each()) * plain;
         const double bias = g.bias ? rows * other : 0.0;
         const bool quantised = g.is_linear && g.category != ParamCategory::lm_head && g.category != ParamCategory::router;
@@ -228,7 +225,33 @@ WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_siz
             return n * 2.0 + bias;
         }
         return q + bias;
-    };
+    }
+};
+
+}  // namespace
+
+WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_size, bool* ok) {
+    WeightBytes w;
+    if (ok) *ok = true;
+    const i64 L = std::max<i64>(1, m.layers);
+    w.layers.assign(static_cast<std::size_t>(L), 0.0);
+    const double plain = plain_dtype_bytes(f);
+    const double other = f == "fp32" ? 4.0 : 2.0;  // unquantised tensors keep the checkpoint's 16 bits
+    const bool gguf = is_gguf(f);
+    GgufContext gc;
+    if (gguf) {
+        gc.ftype = f.substr(5);
+        gc.arch = m.traits.gguf_arch;
+        gc.n_layer = L;
+        gc.n_gqa = m.kv_heads > 0 ? std::max<i64>(1, m.heads / m.kv_heads) : 1;
+        gc.n_expert = m.moe.experts;
+        gc.tied_embeddings = m.tied_embeddings;
+        // llama-model.cpp: an 80-layer Llama with GQA is LLM_TYPE_70B; so is an 80-layer Qwen2.
+        gc.type_70b = L == 80 && ((gc.arch == "llama" && m.kv_heads < m.heads) || gc.arch == "qwen2");
+    }
+    const bool gptq = f == "gptq-int4" || f == "gptq-int8", awq = f == "awq-int4" || f == "awq-int8";
+    const double bits = (f == "gptq-int8" || f == "awq-int8") ? 8 : 4;
+    TensorCoster tensor_bytes{m, f, group_size, w, ok, gguf, gptq, awq, plain, other, bits, gc, {}};
     for (const auto& g : m.params) {
         const double count = static_cast<double>(g.count);
         const bool layer = g.layer_stack == 0 && g.category != ParamCategory::embeddings &&
@@ -254,7 +277,7 @@ WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_siz
             if (members[c] > 0) bytes[c] = tensor_bytes(g, first[c], per_layer * static_cast<double>(members[c]));
         for (i64 i = 0; i < L; ++i) w.layers[static_cast<std::size_t>(i)] += per_layer * bytes[cls(i)];
     }
-    for (auto& [t, n] : mix) w.gguf_mix.emplace_back(t, n);
+    for (auto& [t, n] : tensor_bytes.mix) w.gguf_mix.emplace_back(t, n);
     if (gguf && w.quantized_params > 0) {
         std::string s;
         for (const auto& [t, n] : w.gguf_mix) s += (s.empty() ? "" : ", ") + std::string(t);
