@@ -65,6 +65,7 @@ std::string render_bill(const Bill& b) {
         o += line("Rule of thumb, for comparison%s: %s (%s)\n", b.layout.empty() ? "" : " (whole model, all GPUs together)",
                   format_gib(b.rule_of_thumb_bytes).c_str(), b.rule_of_thumb_formula.c_str());
     if (!b.peak_phase.empty()) o += "Peak during: " + b.peak_phase + "\n";
+    for (const auto& n : b.notes) o += "note: " + n + "\n";
     for (const auto& w : b.warnings) o += "warning: " + w + "\n";
     return o;
 }

@@ -75,6 +75,7 @@ struct Bill {
     std::string rule_of_thumb_formula;
     std::string layout;                           // multi-GPU: the layout and which rank the bill is for
     std::vector<std::string> warnings;
+    std::vector<std::string> notes;               // what a figure is bounded by, that is not a problem
 
     std::int64_t component(const std::string& id) const {
         for (const auto& c : components)

@@ -50,6 +50,7 @@ std::string verdict_sentence(const Bill& b) {
             return "fits, but above the " + std::string(pct) + " target: only " + format_gib(room) + " free";
         case Verdict::does_not_fit: break;
     }
+    if (room >= 0) return "does not run: the engine's own limits refuse it (see the warnings)";
     return "does not fit: " + format_gib(-room) + " over";
 }
 

@@ -5,6 +5,9 @@
 //   inference: inference/inference.cpp (weights by format, KV cache, engine working memory)
 #include "vramcalc/estimate.hpp"
 
+#include <string>
+
+#include "bill/checks.hpp"
 #include "bill/rule_of_thumb.hpp"
 #include "common/checked.hpp"
 #include "inference/inference.hpp"
@@ -38,17 +41,26 @@ Bill estimate_peak(const Scenario& s) {
 
 Bill estimate(const Scenario& s) {
     Bill b = estimate_peak(s);
+    detail::contradiction_warnings(s, b);
     // Absurd sizes saturate (checked.hpp) instead of wrapping; say so rather than print a cap as a figure.
     for (const auto& c : b.components)
         if (c.bytes >= detail::kSaturatedBytes) {
             b.warnings.push_back("byte counts saturated at 2^56 B (64 PiB): the sizes are absurd and the real figure is larger");
             break;
         }
+    // The longest context memory allows, capped at what the model was trained for (max_position_embeddings).
+    auto capped = [&](std::int64_t len, const char* what) {
+        const std::int64_t limit = s.model.max_positions;
+        if (limit <= 0 || len <= limit) return len;
+        b.notes.push_back(std::string(what) + " capped at the model's max_position_embeddings " + std::to_string(limit) +
+                             " (memory alone would allow " + std::to_string(len) + " tokens)");
+        return limit;
+    };
     if (s.workload == Workload::infer) {
         const detail::InferenceLimits lim = detail::inference_limits(s);
         if (!s.model.count_only) {
             b.max_batch = b.max_concurrent_sequences = lim.max_concurrent_sequences;
-            b.max_context = lim.max_context;
+            b.max_context = capped(lim.max_context, "longest context");
         }
         return b;
     }
@@ -58,7 +70,7 @@ Bill estimate(const Scenario& s) {
     if (n < cap) b.max_micro_batch = n;
     if (!s.model.count_only) {
         const std::int64_t len = solve_max_seq_len(s, std::int64_t{1} << 24);
-        if (len < (std::int64_t{1} << 24)) b.max_seq_len = len;
+        if (len < (std::int64_t{1} << 24)) b.max_seq_len = capped(len, "longest seq_len");
     }
     return b;
 }

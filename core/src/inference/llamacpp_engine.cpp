@@ -46,11 +46,15 @@ void llamacpp_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     const double ffn = ub * static_cast<double>(std::max(m.intermediate, m.moe.expert_intermediate)) * 4 * 2;
     const double logits = output_gpu ? static_cast<double>(m.vocab) * ub * 4 : 0;
     // Beside the largest of those: the f32 residual stream of the ubatch and the layer's output (inpL, cur).
-    const double compute = gpu_layers > 0 ? std::max({kq, ffn, logits}) + 2 * ub * static_cast<double>(m.hidden) * 4 : 0;
+    // With no layer on the GPU a CUDA build still creates its backend: the context, and a compute buffer
+    // for the ops it offloads (ggml_backend_sched offloads an op whose weight sits in host memory when the
+    // batch is large enough; llama.cpp's --no-op-offload turns it off), sized for the same ubatch graph.
+    const double compute = std::max({kq, ffn, logits}) + 2 * ub * static_cast<double>(m.hidden) * 4;
     add_line(b, "compute_buffer", compute, "ggml CUDA compute buffer for a " + whole(ub) + "-token ubatch" +
-                                          (kq > 0 ? " (f32 KQ scores, no flash attention)" : ""));
+                                          (kq > 0 ? " (f32 KQ scores, no flash attention)" : "") +
+                                          (gpu_layers == 0 ? " (ops offloaded from CPU layers)" : ""));
     const CudaContext context = cuda_context(b.gpu);
-    const double ctx = gpu_layers > 0 || output_gpu ? context.bytes : 0;
+    const double ctx = context.bytes;
     add_line(b, "cuda_context", ctx, context.detail);
     b.cpu_bytes += saturated_bytes(cpu_w + cpu_kv);
     b.device_bytes = component_sum(b);

@@ -68,6 +68,10 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     b.device_bytes = b.peak_reserved_bytes + saturated_bytes(context.bytes);
     const std::int64_t need = std::max<std::int64_t>(s.batch, 1);
     bool ok = b.gpu.memory_bytes > 0 && b.device_bytes <= b.gpu.memory_bytes && seqs >= need;
+    if (seqs < need)
+        b.warnings.push_back("vLLM's KV pool (gpu_memory_utilization " + whole(s.gpu_memory_utilization * 100) + " %) holds " +
+                             std::to_string(seqs) + " sequences of " + whole(len) + " tokens; batch " + std::to_string(s.batch) +
+                             " needs " + std::to_string(need) + (pool <= 0 ? " (no room is left for a pool at all)" : ""));
     if (s.max_model_len > 0 && seq_bytes(static_cast<double>(s.max_model_len)) > pool) {
         ok = false;
         b.warnings.push_back("vLLM refuses to start: one sequence of max_model_len " + std::to_string(s.max_model_len) +

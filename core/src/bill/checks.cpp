@@ -1,0 +1,98 @@
+#include "bill/checks.hpp"
+
+#include <string>
+
+#include "formats/weight_formats.hpp"
+
+namespace vramcalc::detail {
+namespace {
+
+std::string n(std::int64_t v) { return std::to_string(v); }
+
+// GPUs with FP8 tensor cores: Ada, Hopper, Blackwell (NVIDIA's Transformer Engine docs) and AMD CDNA3
+// (MI300); vLLM's FP8 weights also run on older NVIDIA GPUs through its Marlin weight-only kernel.
+bool fp8_native(const GpuSpec& g) {
+    return g.arch == "ada" || g.arch == "hopper" || g.arch == "blackwell" || g.arch == "cdna3";
+}
+
+void precision_checks(const Scenario& s, Bill& b) {
+    const bool bf16 = s.precision == Precision::bf16 || s.precision == Precision::bf16_mixed;
+    if (s.workload == Workload::train && bf16 && !s.gpu.bf16)
+        b.warnings.push_back("precision \"" + std::string(to_string(s.precision)) + "\" on " + s.gpu.name +
+                             ", which has no bf16 support (the catalog's bf16: false; PyTorch's "
+                             "torch.cuda.is_bf16_supported() is false before Ampere): use fp16-mixed");
+    if (s.workload == Workload::infer && (s.weights == "bf16") && !s.gpu.bf16)
+        b.warnings.push_back("weights \"bf16\" on " + s.gpu.name + ", which has no bf16 support: engines load fp16 there");
+    if (s.workload == Workload::infer && (s.weights == "fp8" || s.weights == "fp8-channel" || s.kv_dtype == KvDtype::fp8) &&
+        !fp8_native(s.gpu) && s.gpu.id != "custom")
+        b.warnings.push_back("fp8 weights or KV cache on " + s.gpu.name + " (" + s.gpu.arch +
+                             "): no FP8 tensor cores before Ada/Hopper; vLLM falls back to weight-only kernels or refuses");
+}
+
+void engine_checks(const Scenario& s, Bill& b) {
+    const bool serving = s.framework == Framework::vllm || s.framework == Framework::llamacpp;
+    if (s.workload == Workload::train && serving)
+        b.warnings.push_back("framework \"" + std::string(to_string(s.framework)) +
+                             "\" serves models, it does not train them: the bill follows transformers' training");
+    if (s.workload != Workload::infer) return;
+    const bool packed = s.weights.rfind("gptq-", 0) == 0 || s.weights.rfind("awq-", 0) == 0;
+    if (s.framework == Framework::llamacpp && (packed || s.weights == "nf4" || s.weights == "nf4-dq"))
+        b.warnings.push_back("weights \"" + s.weights + "\" with framework \"llama.cpp\": llama.cpp loads GGUF files "
+                             "only (gguf-*); convert the checkpoint first");
+    if (s.framework == Framework::vllm && (s.kv_dtype == KvDtype::q8_0 || s.kv_dtype == KvDtype::q4_0))
+        b.warnings.push_back("kv_dtype \"" + std::string(to_string(s.kv_dtype)) +
+                             "\" is a llama.cpp cache type; vLLM's kv_cache_dtype takes auto or fp8");
+    const std::int64_t len = s.prompt_len + s.gen_len;
+    if (s.framework == Framework::vllm && s.max_model_len > 0 && s.max_model_len < len)
+        b.warnings.push_back("max_model_len " + n(s.max_model_len) + " is shorter than prompt_len + gen_len = " + n(len) +
+                             ": vLLM rejects such a request");
+    if (s.framework == Framework::llamacpp && s.batch * len > s.n_ctx)
+        b.warnings.push_back("batch x (prompt_len + gen_len) = " + n(s.batch * len) + " exceeds n_ctx " + n(s.n_ctx) +
+                             ": llama.cpp's cells are shared by all sequences, so they do not all fit at once");
+    if (s.framework == Framework::vllm && s.tp > 1 && s.model.heads > 0 && s.model.heads % s.tp != 0)
+        b.warnings.push_back("tp " + n(s.tp) + " does not divide the model's " + n(s.model.heads) +
+                             " attention heads: vLLM refuses this layout (\"Total number of attention heads must be "
+                             "divisible by tensor parallel size\")");
+}
+
+void model_checks(const Scenario& s, Bill& b) {
+    const ModelSpec& m = s.model;
+    if (m.count_only) return;
+    const std::int64_t limit = m.max_positions;
+    const std::int64_t len = s.workload == Workload::train ? s.seq_len : s.prompt_len + s.gen_len;
+    if (limit > 0 && len > limit)
+        b.warnings.push_back(std::string(s.workload == Workload::train ? "seq_len " : "prompt_len + gen_len ") + n(len) +
+                             " exceeds the model's max_position_embeddings " + n(limit) +
+                             (m.traits.rope ? ": beyond it RoPE positions were never trained (quality drops)"
+                                            : ": the learned position table has no entry for those positions (it fails)"));
+    if (s.workload == Workload::train && s.method == Method::freeze && s.trainable_layers > m.layers)
+        b.warnings.push_back("trainable_layers " + n(s.trainable_layers) + " exceeds the model's " + n(m.layers) +
+                             " layers: every layer trains");
+    if (s.pp > 1 && s.pp > m.layers)
+        b.warnings.push_back("pp " + n(s.pp) + " exceeds the model's " + n(m.layers) + " layers: some stages hold no layer");
+    if (s.workload == Workload::train && s.tp > 1 && m.kv_heads > 0 && s.tp > m.kv_heads)
+        b.warnings.push_back("tp " + n(s.tp) + " exceeds the model's " + n(m.kv_heads) +
+                             " KV heads: Megatron replicates KV heads across ranks (more memory than this split)");
+    if (s.ep > 1 && m.moe.experts > 0 && m.moe.experts % s.ep != 0)
+        b.warnings.push_back("ep " + n(s.ep) + " does not divide the model's " + n(m.moe.experts) + " experts");
+}
+
+void training_checks(const Scenario& s, Bill& b) {
+    if (s.workload != Workload::train) return;
+    const bool adapters = s.method == Method::lora || s.method == Method::qlora;
+    if (s.sharding == Sharding::zero1 && adapters)
+        b.warnings.push_back("ZeRO-1 with " + std::string(to_string(s.method)) +
+                             ": DeepSpeed still allocates its reduce bucket (reduce_bucket_size 5e8 elements), which can "
+                             "outweigh sharding the small adapter states; no sharding may need less memory");
+}
+
+}  // namespace
+
+void contradiction_warnings(const Scenario& s, Bill& b) {
+    precision_checks(s, b);
+    engine_checks(s, b);
+    model_checks(s, b);
+    training_checks(s, b);
+}
+
+}  // namespace vramcalc::detail
