@@ -61,7 +61,7 @@ struct Layer {
     }
     bool lora_matches(const std::string& n) const {
         if (a.lora_setup.all_linear) return true;
-        const auto& t = a.lora_setup.targets;
+        const auto& t = lora_target_names(a.lora_setup);  // empty targets: the model's default
         return std::find(t.begin(), t.end(), n) != t.end();
     }
 

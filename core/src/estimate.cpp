@@ -59,7 +59,8 @@ struct BillWriter {
 bool lora_targets(const LoraSetup& l, const ParamGroup& g) {
     if (!g.is_linear) return false;
     if (l.all_linear) return g.category != ParamCategory::lm_head;
-    return std::find(l.targets.begin(), l.targets.end(), g.name) != l.targets.end();
+    const auto& t = lora_target_names(l);  // empty targets: the model's default
+    return std::find(t.begin(), t.end(), g.name) != t.end();
 }
 
 // Parameters of the last N layers (method "freeze", LLaMA-Factory's freeze_trainable_layers): the
