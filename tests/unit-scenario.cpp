@@ -2,6 +2,7 @@
 // table; round trip through scenario_to_json (random scenarios: unit-scenario-roundtrip.cpp).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -121,10 +122,10 @@ TEST_CASE("scenario defaults: C++ (default_scenario) and JSON callers get identi
 }
 
 TEST_CASE("scenario defaults: the in-class initialisers are default_scenario(hf, train)") {
-    Scenario a = default_scenario(Framework::hf, Workload::train, test::catalog());
+    Scenario a = default_scenario(Framework::hf, Workload::train);
     Scenario b;
-    b.gpu = a.gpu;
     a.model_ref = b.model_ref = "gpt2";
+    CHECK(b.gpu.id == "h100-80gb");
     CHECK(scenario_to_json(a) == scenario_to_json(b));
     CHECK(a.lora == b.lora);
     CHECK(b.lora.alpha == 8);  // PEFT LoraConfig(lora_alpha=8)
@@ -144,6 +145,10 @@ TEST_CASE("scenario defaults: framework-dependent values come from default_scena
     CHECK(lit.lora.dropout == 0.05);
     CHECK_FALSE(default_scenario(Framework::hf, Workload::train).fsdp_no_sync);
     CHECK(default_scenario(Framework::vllm, Workload::infer).gpu.id == "h100-80gb");
+    CHECK(default_scenario(Framework::vllm, Workload::infer, test::catalog()).gpu.memory_bytes == 85520809984);
+    const auto all = allowed_values("framework");
+    for (Workload w : {Workload::train, Workload::infer})
+        for (const auto& f : frameworks_for(w)) CHECK(std::find(all.begin(), all.end(), f) != all.end());
     auto r = scenario_from_text(R"({"model": "gpt2", "framework": "litgpt", "method": "lora"})", test::catalog());
     REQUIRE(r.ok());
     CHECK(r->fsdp_no_sync);

@@ -90,7 +90,13 @@ struct Scenario {
 
     Workload workload = Workload::train;
     Framework framework = Framework::hf;
-    GpuSpec gpu;            // resolved preset or custom GPU (id "custom"); default_scenario names the preset id only
+    // The resolved preset or a custom GPU (id "custom"). The default names the H100 80GB preset by id only;
+    // the reader (or default_scenario's catalog overload in scenario_json.hpp) resolves it.
+    GpuSpec gpu = [] {
+        GpuSpec g;
+        g.id = "h100-80gb";
+        return g;
+    }();
     std::int64_t num_gpus = 1;
     double target_utilization = 0.9;  // share of GPU memory the max-batch solver may use
 
@@ -144,7 +150,7 @@ struct Scenario {
 
 // Every default: what a user of `f` gets for workload `w` without setting a key (sources in the
 // definition, core/src/scenario/defaults.cpp). No model; `gpu` carries only the default preset's id
-// (scenario_json.hpp's overload resolves it through a catalog).
+// (the overload in scenario_json.hpp resolves it through a catalog).
 Scenario default_scenario(Framework f, Workload w);
 
 // Defaults that follow other settings, as the reader applies them:

@@ -55,6 +55,9 @@ std::string_view scenario_key_help(std::string_view name);
 // Whether the estimate of `s` reads `k` (its workload, framework, method and weight format match).
 bool applies_to(const ScenarioKey& k, const Scenario& s);
 
+// The frameworks whose memory the estimator models for workload `w` (for framework choosers).
+std::vector<std::string> frameworks_for(Workload w);
+
 // Allowed values of each enum-valued key ("precision", "weights", "rlhf.algorithm"), for messages and UIs.
 std::vector<std::string> allowed_values(std::string_view key);
 

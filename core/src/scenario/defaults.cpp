@@ -6,7 +6,7 @@ namespace vramcalc {
 // What a user of each framework gets without setting a key:
 //  hf: Trainer AMP over an fp32 model, full logits + fp32 loss, no checkpointing; PEFT LoraConfig
 //      r=8, lora_alpha=8, lora_dropout=0.0, the model type's default targets (q_proj/v_proj for Llama).
-//      These are the in-class initialisers of Scenario and LoraSetup.
+//      These are the in-class initialisers of Scenario and LoraSetup (GPU: the H100 80GB preset).
 //  torchtune: bf16 recipes (no fp32 master), activation checkpointing on in the shipped single-device
 //      configs, chunked cross-entropy (CEWithChunkedOutputLoss, 8 chunks); LoRA rank 8, alpha 16, dropout 0.
 //  litgpt: bf16-mixed where supported (litgpt/utils.py get_default_supported_precision), chunked
@@ -23,7 +23,6 @@ Scenario default_scenario(Framework f, Workload w) {
     Scenario s;  // the in-class initialisers: hf
     s.framework = f;
     s.workload = w;
-    s.gpu.id = "h100-80gb";  // the default GPU preset (resolved through the catalog)
     switch (f) {
         case Framework::hf:
             break;

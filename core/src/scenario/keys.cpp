@@ -66,9 +66,9 @@ constexpr double kCount = static_cast<double>(kMaxCount);
 constexpr double kTokens = static_cast<double>(kMaxTokens);
 constexpr double kDegree = 4096;
 
-const std::vector<KeyRow>& rows() {
-    static const std::vector<KeyRow> r = {
-        // ---- both workloads ----
+// Keys of both workloads.
+std::vector<KeyRow> both_rows() {
+    return {
         {{.name = "model", .type = T::model, .workload = W::both, .default_text = "required",
           .help = "A preset id, an inline config.json object, or {\"name\", \"parameters\"} for a model known only by its size."},
          {&read_model, &write_model, &always, nullptr}},
@@ -95,7 +95,12 @@ const std::vector<KeyRow>& rows() {
         {{.name = "target_utilization", .type = T::number, .workload = W::both, .min = 0.05, .max = 1.0, .default_text = "0.9",
           .help = "Share of the GPU's memory the max-batch solver may plan for; practitioners aim at 85-95 % to leave room for fragmentation."},
          member<&Scenario::target_utilization>()},
-        // ---- training ----
+    };
+}
+
+// Training keys (workload "train") before lora.
+std::vector<KeyRow> training_rows() {
+    return {
         {{.name = "method", .type = T::enumeration, .workload = W::train, .default_text = "full",
           .help = "full: every weight trains (gradients + optimizer states for all). lora: small adapters train, the base is frozen. "
                   "qlora: as lora with a 4-bit base. freeze: only the last N layers train."},
@@ -108,22 +113,12 @@ const std::vector<KeyRow>& rows() {
           .help = "AdamW keeps two states per trained parameter (8 B in fp32); 8-bit AdamW about 2 B; SGD with momentum one state; "
                   "Adafactor factored second moments (tiny)."},
          member<&Scenario::optimizer>()},
-        {{.name = "lora", .type = T::object, .workload = W::train, .methods = "lora qlora", .default_text = "per framework",
-          .help = "The adapters: {\"rank\", \"alpha\", \"dropout\", \"targets\", \"train_embeddings\"}."},
-         {&read_lora, &write_lora, &same_lora, nullptr}},
-        {{.name = "lora.rank", .type = T::integer, .workload = W::train, .methods = "lora qlora", .min = 1, .max = 1 << 16,
-          .default_text = "8", .help = "Adapter rank r: each adapted matrix adds r x (in + out) trainable parameters and keeps an r-wide activation.",
-          .alias = "r"}, {}},
-        {{.name = "lora.alpha", .type = T::number, .workload = W::train, .methods = "lora qlora", .min = 0, .max = 1e9,
-          .default_text = "8 (hf); 16 elsewhere", .help = "Scaling of the adapter output; no effect on memory."}, {}},
-        {{.name = "lora.dropout", .type = T::number, .workload = W::train, .methods = "lora qlora", .min = 0, .max = 1,
-          .default_text = "0 (hf, torchtune); 0.05 elsewhere",
-          .help = "Dropout > 0 keeps a dropout mask and a dropped copy of each adapted layer's input."}, {}},
-        {{.name = "lora.targets", .type = T::list, .workload = W::train, .methods = "lora qlora",
-          .default_text = "the model type's default (PEFT's mapping; q_proj, v_proj for Llama)",
-          .help = "Which linear layers get adapters: the model's default (q and v for Llama-style models), a list of module names, or all linear layers."}, {}},
-        {{.name = "lora.train_embeddings", .type = T::boolean, .workload = W::train, .methods = "lora qlora", .default_text = "false",
-          .help = "The embeddings and output layer train in full alongside the adapters."}, {}},
+    };
+}
+
+// Training keys after lora: what trains, batch and sequence, memory savers, parallelism.
+std::vector<KeyRow> training_more_rows() {
+    return {
         {{.name = "quantization", .type = T::enumeration, .workload = W::train, .methods = "qlora", .default_text = "nf4 for qlora, else none",
           .help = "Base-weight format for QLoRA: nf4 about 4.5 bits per weight with its scales, nf4-dq about 4.13, int8 8 bits plus row scales."},
          special<&Scenario::quantization>(&read_quantization)},
@@ -183,6 +178,34 @@ const std::vector<KeyRow>& rows() {
         {{.name = "sp", .type = T::boolean, .workload = W::train, .default_text = "false",
           .help = "Megatron sequence parallelism: the activations outside tensor-parallel regions split across the tp GPUs too."},
          member<&Scenario::sp>()},
+    };
+}
+
+// The lora object and its keys.
+std::vector<KeyRow> lora_rows() {
+    return {
+        {{.name = "lora", .type = T::object, .workload = W::train, .methods = "lora qlora", .default_text = "per framework",
+          .help = "The adapters: {\"rank\", \"alpha\", \"dropout\", \"targets\", \"train_embeddings\"}."},
+         {&read_lora, &write_lora, &same_lora, nullptr}},
+        {{.name = "lora.rank", .type = T::integer, .workload = W::train, .methods = "lora qlora", .min = 1, .max = 1 << 16,
+          .default_text = "8", .help = "Adapter rank r: each adapted matrix adds r x (in + out) trainable parameters and keeps an r-wide activation.",
+          .alias = "r"}, {}},
+        {{.name = "lora.alpha", .type = T::number, .workload = W::train, .methods = "lora qlora", .min = 0, .max = 1e9,
+          .default_text = "8 (hf); 16 elsewhere", .help = "Scaling of the adapter output; no effect on memory."}, {}},
+        {{.name = "lora.dropout", .type = T::number, .workload = W::train, .methods = "lora qlora", .min = 0, .max = 1,
+          .default_text = "0 (hf, torchtune); 0.05 elsewhere",
+          .help = "Dropout > 0 keeps a dropout mask and a dropped copy of each adapted layer's input."}, {}},
+        {{.name = "lora.targets", .type = T::list, .workload = W::train, .methods = "lora qlora",
+          .default_text = "the model type's default (PEFT's mapping; q_proj, v_proj for Llama)",
+          .help = "Which linear layers get adapters: the model's default (q and v for Llama-style models), a list of module names, or all linear layers."}, {}},
+        {{.name = "lora.train_embeddings", .type = T::boolean, .workload = W::train, .methods = "lora qlora", .default_text = "false",
+          .help = "The embeddings and output layer train in full alongside the adapters."}, {}},
+    };
+}
+
+// The rlhf object and its keys (docs/methodology.md, "RLHF").
+std::vector<KeyRow> rlhf_rows() {
+    return {
         {{.name = "rlhf", .type = T::object, .workload = W::train, .default_text = "none",
           .help = "PPO, DPO or GRPO: the reference, reward and critic models besides the policy, and the rollout engine.",
           .shown_at_default = false},
@@ -218,7 +241,12 @@ const std::vector<KeyRow>& rows() {
           .help = "The rollout engine's tensor-parallel degree."}, {}},
         {{.name = "rlhf.rollout.batch", .type = T::integer, .workload = W::train, .min = 0, .max = kCount, .default_text = "0 = micro_batch",
           .help = "Prompts generated per GPU at once."}, {}},
-        // ---- inference ----
+    };
+}
+
+// Inference keys (workload "infer"), engine keys last.
+std::vector<KeyRow> inference_rows() {
+    return {
         {{.name = "weights", .type = T::enumeration, .workload = W::infer, .default_text = "bf16",
           .help = "Stored weight format: bytes per weight including scales/zeros of quantised formats."},
          {&read_weights, &write_member<&Scenario::weights>, &same_weights, &weights_values}},
@@ -265,10 +293,25 @@ const std::vector<KeyRow>& rows() {
         {{.name = "n_ubatch", .type = T::integer, .workload = W::infer, .frameworks = "llama.cpp", .min = 1, .max = kTokens,
           .default_text = "512", .help = "llama.cpp: the physical batch, which sizes its compute buffer."},
          member<&Scenario::n_ubatch>()},
-        // ---- kept for the record (reference data), not read ----
+    };
+}
+
+// Kept for the record (reference data), not read.
+std::vector<KeyRow> record_rows() {
+    return {
         {{.name = "model_hub_id", .type = T::string, .workload = W::both, .help = "The model's Hugging Face id, for the record.", .read = false}, {}},
         {{.name = "extra", .type = T::object, .workload = W::both, .help = "Anything else, for the record.", .read = false}, {}},
     };
+}
+
+// The table: top-level keys in link order, each followed by the keys of its object.
+const std::vector<KeyRow>& rows() {
+    static const std::vector<KeyRow> r = [] {
+        std::vector<KeyRow> v;
+        for (auto part : {both_rows, training_rows, lora_rows, training_more_rows, rlhf_rows, inference_rows, record_rows})
+            for (auto& row : part()) v.push_back(std::move(row));
+        return v;
+    }();
     return r;
 }
 
@@ -353,6 +396,12 @@ bool applies_to(const ScenarioKey& k, const Scenario& s) {
     if (!k.methods.empty() && !detail::listed(k.methods, to_string(s.method))) return false;
     if (!k.weights.empty() && !detail::prefix_listed(k.weights, s.weights)) return false;
     return true;
+}
+
+std::vector<std::string> frameworks_for(Workload w) {
+    // Training: PyTorch stacks (training_step.cpp, recipes.cpp); inference: the engines inference.cpp models.
+    if (w == Workload::train) return {"hf", "torchtune", "litgpt", "deepspeed", "megatron"};
+    return {"hf", "vllm", "llama.cpp", "torchtune"};
 }
 
 std::vector<std::string> allowed_values(std::string_view key) {
