@@ -1,7 +1,7 @@
 // scenario_to_json is the exact inverse of scenario_from_json: random scenarios (a seeded PRNG over every
 // key: all enums, both workloads, all frameworks, custom GPUs with arch/bf16, inline configs from the
 // presets' config.json, parameter-count-only models, lora and rlhf objects) read, write, read again to
-// the same bill, write the same JSON again, and survive the URL codec.
+// the same struct and the same bill, write the same JSON again, and survive the URL codec.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scenario/rows.hpp"  // internal: the key table's bindings, to compare structs field by field
 #include "test_data.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario_json.hpp"
@@ -185,9 +186,48 @@ json random_scenario(Draw& d) {
 
 std::string bill_text(const Scenario& s) { return bill_to_json(estimate(s)).dump(); }
 
+void check_same_role(const RlhfRole& a, const RlhfRole& b) {
+    CHECK(a.present == b.present);
+    if (!a.present) return;
+    CHECK(a.same_model == b.same_model);
+    CHECK(a.model_ref == b.model_ref);
+    CHECK(a.model_config == b.model_config);
+    CHECK(a.method == b.method);
+    CHECK(a.precision == b.precision);
+    CHECK(a.sharding == b.sharding);
+    CHECK(a.offload == b.offload);
+}
+
+// Equal structs: every field a row of the key table binds, the model, the GPU and the RLHF setup.
+void check_same_struct(const Scenario& a, const Scenario& b) {
+    for (const auto& row : detail::key_rows()) {
+        if (!row.bind.at_default || row.key.name == "model" || row.key.name == "gpu" || row.key.name == "rlhf") continue;
+        INFO("key " << row.key.name);
+        CHECK(row.bind.at_default(a, b));
+    }
+    CHECK(a.model_ref == b.model_ref);
+    CHECK(a.model_config == b.model_config);
+    CHECK(a.model.name == b.model.name);
+    CHECK(count_parameters(a.model).total == count_parameters(b.model).total);
+    CHECK(a.gpu.id == b.gpu.id);
+    CHECK(a.gpu.name == b.gpu.name);
+    CHECK(a.gpu.arch == b.gpu.arch);
+    CHECK(a.gpu.bf16 == b.gpu.bf16);
+    CHECK(a.gpu.memory_bytes == b.gpu.memory_bytes);
+    const RlhfSetup &x = a.rlhf, &y = b.rlhf;
+    CHECK(x.algorithm == y.algorithm);
+    check_same_role(x.critic, y.critic);
+    check_same_role(x.reference, y.reference);
+    check_same_role(x.reward, y.reward);
+    CHECK((x.rollout == y.rollout && x.rollout_engine == y.rollout_engine && x.rollout_colocated == y.rollout_colocated &&
+           x.rollout_gpu_memory_utilization == y.rollout_gpu_memory_utilization && x.rollout_released == y.rollout_released &&
+           x.rollout_tp == y.rollout_tp && x.rollout_batch == y.rollout_batch));
+    CHECK((x.group_size == y.group_size && x.prompt_len == y.prompt_len && x.gen_len == y.gen_len));
+}
+
 }  // namespace
 
-TEST_CASE("scenario round trip: 1,000 random scenarios read, write and read again to the same bill and JSON") {
+TEST_CASE("scenario round trip: 1,000 random scenarios read, write and read again to the same struct, bill and JSON") {
     Draw d;
     int valid = 0, tried = 0, inline_models = 0, count_only = 0, custom_gpus = 0, rlhf = 0, infer = 0;
     std::vector<std::string> rejected;
@@ -212,6 +252,7 @@ TEST_CASE("scenario round trip: 1,000 random scenarios read, write and read agai
         INFO(s2.error_text());
         REQUIRE(s2.ok());
         CHECK(s2.warnings.size() <= s1.warnings.size());
+        check_same_struct(*s1, *s2);
         CHECK(scenario_to_json(*s2) == j1);
         CHECK(bill_text(*s2) == bill_text(*s1));
         // The link of the written scenario decodes to it.
