@@ -75,6 +75,19 @@ TEST_CASE("scenario: unknown keys are warnings") {
     CHECK(r.warnings[0].find("colour") != std::string::npos);
 }
 
+TEST_CASE("scenario: unknown keys of the lora, gpu, rlhf and rollout objects are warnings too (from the key table)") {
+    auto r = scenario_from_text(R"({"model": "gpt2", "lora": {"rnak": 4, "r": 4}, "gpu": {"name": "x", "memory_gib": 8, "vendor": "amd"},
+        "rlhf": {"algorithm": "ppo", "rollout": {"engine": "vllm", "gpu_util": 0.5}, "kl": 0.1}})", test::catalog());
+    REQUIRE(r.ok());
+    std::string all;
+    for (const auto& w : r.warnings) all += w + "\n";
+    INFO(all);
+    CHECK(r.warnings.size() == 4);
+    for (const char* k : {"lora.rnak", "gpu.vendor", "rlhf.rollout.gpu_util", "rlhf.kl"})
+        CHECK(all.find(std::string("unknown scenario key \"") + k + "\" ignored") != std::string::npos);
+    CHECK(r->lora.rank == 4);  // "r" is lora.rank's alias
+}
+
 TEST_CASE("scenario: JSON round trip") {
     const char* texts[] = {
         R"({"model": "qwen2.5-7b", "method": "lora", "lora": {"rank": 16, "alpha": 32, "targets": "all-linear"},

@@ -47,6 +47,24 @@ const ScenarioKey& key_of(std::string_view name) {
     return r ? r->key : none;
 }
 
+bool known_key(std::string_view name) {
+    if (find_key_row(name)) return true;
+    const auto dot = name.rfind('.');
+    if (dot == std::string_view::npos) return false;
+    for (const auto& r : key_rows())
+        if (!r.key.alias.empty() && r.key.alias == name.substr(dot + 1) && r.key.name.substr(0, r.key.name.rfind('.')) == name.substr(0, dot))
+            return true;
+    return false;
+}
+
+void warn_unknown_keys(const json& obj, const std::string& path, std::vector<std::string>& warnings) {
+    for (const auto& [k, v] : obj.items()) {
+        const std::string name = path.empty() ? k : path + "." + k;
+        if (!known_key(name) || (path.empty() && name.find('.') != std::string::npos))
+            warnings.push_back("unknown scenario key \"" + name + "\" ignored");
+    }
+}
+
 std::int64_t read_integer(FieldReader& r, std::string_view name, std::int64_t fallback) {
     const ScenarioKey& k = key_of(name);
     const auto lo = static_cast<std::int64_t>(k.min), hi = static_cast<std::int64_t>(k.max);

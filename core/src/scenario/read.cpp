@@ -79,6 +79,7 @@ void read_gpu(ReadContext& c, const ScenarioKey&) {
         c.out.errors.push_back({"gpu", "got " + describe(*g) + ", expected a GPU id or {\"name\", \"memory_gib\"}"});
         return;
     }
+    warn_unknown_keys(*g, "gpu", c.out.warnings);
     FieldReader r(*g, "gpu", c.out.errors);
     s.gpu = GpuSpec{};
     s.gpu.id = "custom";
@@ -104,6 +105,7 @@ void read_lora(ReadContext& c, const ScenarioKey&) {
         c.out.errors.push_back({"lora", "got " + describe(l) + ", expected an object such as {\"rank\": 8}"});
         return;
     }
+    warn_unknown_keys(l, "lora", c.out.warnings);
     FieldReader r(l, "lora", c.out.errors);
     lora.rank = read_integer(r, "lora.rank", lora.rank);
     lora.alpha = read_number(r, "lora.alpha", lora.alpha);
@@ -171,10 +173,7 @@ Result<Scenario> scenario_from_json(const nlohmann::json& j, const Catalog& cat)
         out.errors.push_back({"scenario", "expected a JSON object, got " + describe(j)});
         return out;
     }
-    for (const auto& [k, v] : j.items()) {
-        const KeyRow* row = find_key_row(k);
-        if (!row || nested(k)) out.warnings.push_back("unknown scenario key \"" + k + "\" ignored");
-    }
+    warn_unknown_keys(j, "", out.warnings);
     // Every absent key keeps the default of the framework and workload asked for (read again below,
     // where a bad value is reported).
     Scenario s = default_scenario(peek_enum(j, "framework", Framework::hf), peek_enum(j, "workload", Workload::train));

@@ -69,6 +69,7 @@ void read_rollout(RlhfSetup& x, const json& r, Result<Scenario>& out) {
                                                                       "{\"engine\": \"vllm\", \"gpu_memory_utilization\": 0.5}"});
         return;
     }
+    warn_unknown_keys(ro, "rlhf.rollout", out.warnings);
     FieldReader rr(ro, "rlhf.rollout", out.errors);
     x.rollout = true;
     x.rollout_engine = read_enum(rr, ro, "engine", x.rollout_engine);
@@ -93,6 +94,7 @@ void read_rlhf(ReadContext& c, const ScenarioKey&) {
         c.out.errors.push_back({"rlhf", "got " + describe(r) + ", expected an object such as {\"algorithm\": \"ppo\"}"});
         return;
     }
+    warn_unknown_keys(r, "rlhf", c.out.warnings);
     FieldReader fr(r, "rlhf", c.out.errors);
     const auto algorithm = read_enum(fr, r, "algorithm", RlhfAlgorithm::none);
     if (!fr.has("algorithm")) fr.error("algorithm", "missing: one of ppo, dpo, grpo");

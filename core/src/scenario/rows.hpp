@@ -45,6 +45,11 @@ struct KeyRow {
 
 std::span<const KeyRow> key_rows();
 const KeyRow* find_key_row(std::string_view name);
+// Whether the table has `name` ("lora.rank") or it is a row's alias ("lora.r").
+bool known_key(std::string_view name);
+// Keys of `obj` (the object at `path`, e.g. "lora") that the table does not know: warnings, as at the top level.
+void warn_unknown_keys(const json& obj, const std::string& path, std::vector<std::string>& warnings);
+
 // The row of a key the code names; a missing row is a programming error caught by the tests.
 const ScenarioKey& key_of(std::string_view name);
 
