@@ -87,11 +87,11 @@ TEST_CASE("url state: the link is readable") {
         "gpu": {"name": "My GPU", "memory_gib": 96}})");
     const std::string h = encode_url_state(j);
     INFO(h);
-    CHECK(h.rfind("v=1&model=llama-3.1-8b&workload=train&framework=torchtune&gpu.memory_bytes=103079215104"
+    CHECK(h.rfind("v=1&model=llama-3.1-8b&workload=train&framework=torchtune&gpu.bf16=true&gpu.memory_bytes=103079215104"
                   "&gpu.name=My%20GPU&num_gpus=1&target_utilization=0.9&method=lora&precision=bf16&",
                   0) == 0);
-    CHECK(h.find("&lora.alpha=16.0&lora.dropout=0.0&lora.rank=16&lora.targets=q_proj,v_proj&lora.train_embeddings=false") !=
-          std::string::npos);
+    // No lora.targets: the model's default targets.
+    CHECK(h.find("&lora.alpha=16.0&lora.dropout=0.0&lora.rank=16&lora.train_embeddings=false&") != std::string::npos);
     CHECK(h.find("&offload=none&") != std::string::npos);
     // A hand-written link: typed values, a one-element list, '#', '+' and '%2B' both mean '+'.
     auto r = decode_url_state("#v=1&model=gpt2&micro_batch=4&lora.targets=q_proj,&sp=true&offload=optimizer+params");
@@ -158,4 +158,19 @@ TEST_CASE("url state: broken links give a clear error naming the field") {
     std::string many = "v=1";
     for (int i = 0; i < 100; ++i) many += "&%zz=1";
     CHECK(decode_url_state(many).errors.size() == 21);
+}
+
+TEST_CASE("url state: keys follow the key table's order, the extension keys included") {
+    const json j = written(R"({"model": "llama-3.1-8b", "micro_batch": 2, "grad_accum": 1, "optimizer_in_backward": true,
+        "compile": true, "framework": "litgpt", "fsdp_no_sync": false, "checkpointing": "full"})");
+    const std::string h = encode_url_state(j);
+    INFO(h);
+    CHECK(h.find("&grad_accum=1&optimizer_in_backward=true&compile=true&fsdp_no_sync=false&checkpointing=full&") != std::string::npos);
+    const std::string e = encode_url_state(written(R"({"model": "gpt2", "workload": "infer", "framework": "vllm",
+        "weights": "awq-int4", "enforce_eager": true})"));
+    INFO(e);
+    CHECK(e.find("&gpu_memory_utilization=0.9&group_size=128&max_model_len=0&max_num_seqs=256&max_num_batched_tokens=8192"
+                 "&block_size=16&enforce_eager=true") != std::string::npos);
+    // Keys outside the table follow, alphabetically.
+    CHECK(encode_url_state(json{{"zz", 1}, {"model", "gpt2"}, {"aa", 2}}) == "v=1&model=gpt2&aa=2&zz=1");
 }

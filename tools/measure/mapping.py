@@ -6,7 +6,7 @@ autocast runs, the attention implementation, the PEFT / bitsandbytes configurati
 class and its arguments, the checkpointing call and the loss. measure.py applies the result; the CPU
 dry-run test (test_dry_run.py) checks it for every matrix scenario without a GPU.
 
-Defaults mirror core/src/scenario_json.cpp (framework "hf"): precision bf16-mixed, optimizer adamw,
+Defaults mirror default_scenario(hf, ...) in core/src/scenario/defaults.cpp: precision bf16-mixed, optimizer adamw,
 checkpointing none, attention sdpa, loss standard, LoRA rank 8 / alpha 8 / dropout 0.0 on q_proj+v_proj,
 micro_batch 1, seq_len 2048, grad_accum 1; inference batch 1, prompt_len 1024, gen_len 256.
 """
@@ -70,7 +70,7 @@ LAYER_PATHS = {
     "gpt_neox": "gpt_neox.layers", "opt": "model.decoder.layers",
 }
 
-TRAIN_DEFAULTS = {  # core/src/scenario_json.cpp, framework_defaults(Framework::hf) and scenario_from_json
+TRAIN_DEFAULTS = {  # core/src/scenario/defaults.cpp, default_scenario(Framework::hf, Workload::train)
     "method": "full", "precision": "bf16-mixed", "optimizer": "adamw", "checkpointing": "none",
     "attention": "sdpa", "loss": "standard", "micro_batch": 1, "seq_len": 2048, "grad_accum": 1,
     "trainable_layers": 2,

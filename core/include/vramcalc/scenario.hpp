@@ -1,6 +1,11 @@
 // Scenario: one question a user asks ("this model, this workload, these settings, on these GPUs").
 // Field names and values follow shared/spec/scenario.md (the public JSON interface); the JSON
-// mapping lives in scenario_json.cpp only. Defaults are what a user of `framework` gets.
+// mapping lives in core/src/scenario/ only, its keys in scenario_keys.hpp.
+//
+// Defaults (box2d's b2DefaultWorldDef): default_scenario(framework, workload) owns every default, i.e.
+// what a user of `framework` gets without setting a key; the JSON reader falls back to it for every
+// absent key. The in-class initialisers below are default_scenario(hf, train) (a test checks it), so
+// a value-initialised Scenario is the hf training default.
 #pragma once
 
 #include <cstdint>
@@ -27,11 +32,16 @@ enum class KvDtype { automatic, fp16, bf16, fp8, q8_0, q4_0 };
 
 struct LoraSetup {
     std::int64_t rank = 8;
-    double alpha = 16;
-    bool all_linear = false;                             // "targets": "all-linear"
-    std::vector<std::string> targets = {"q_proj", "v_proj"};  // PEFT's default for Llama-style models
-    double dropout = 0.05;
+    double alpha = 8;
+    bool all_linear = false;           // "targets": "all-linear"
+    // Module names ("q_proj"); empty (and all_linear false) = the model's default targets, PEFT's
+    // per-model-type mapping (q_proj/v_proj for Llama-style models), resolved by the estimator.
+    std::vector<std::string> targets;
+    double dropout = 0.0;
     bool train_embeddings = false;
+
+    bool default_targets() const { return !all_linear && targets.empty(); }
+    bool operator==(const LoraSetup&) const = default;
 };
 
 // RLHF (`rlhf` object): the models besides the trained policy, and the rollout. See docs/methodology.md,
@@ -43,7 +53,8 @@ struct RlhfRole {
     bool present = false;
     bool same_model = true;            // the policy's model; otherwise `model`
     ModelSpec model;
-    std::string model_ref;
+    std::string model_ref;             // preset id, or "inline"
+    std::string model_config;          // "inline": the config.json object as compact JSON text
     Method method = Method::full;      // trained roles (critic): full or lora
     Precision precision = Precision::bf16_mixed;
     Sharding sharding = Sharding::none;
@@ -70,11 +81,21 @@ struct RlhfSetup {
 struct Scenario {
     // The model, resolved (preset, inline config.json, or a parameter-count-only model).
     ModelSpec model;
-    std::string model_ref;  // the preset id, or "inline" for an inline config
+    // How the model was given: a preset id, "inline" (a config.json object, kept in model_config as
+    // compact JSON text so that it writes back as the object) or "parameters" (model.name and
+    // model.declared_parameters only).
+    std::string model_ref;
+    std::string model_config;
 
     Workload workload = Workload::train;
     Framework framework = Framework::hf;
-    GpuSpec gpu;            // resolved preset or custom GPU
+    // The resolved preset or a custom GPU (id "custom"). The default names the H100 80GB preset by id only;
+    // the reader (or default_scenario's catalog overload in scenario_json.hpp) resolves it.
+    GpuSpec gpu = [] {
+        GpuSpec g;
+        g.id = "h100-80gb";
+        return g;
+    }();
     std::int64_t num_gpus = 1;
     double target_utilization = 0.9;  // share of GPU memory the max-batch solver may use
 
@@ -126,7 +147,19 @@ struct Scenario {
     std::int64_t n_ubatch = 512;             // llama.cpp physical batch (sizes the compute buffer)
 };
 
-// Names used in JSON, for enums (one table per enum in scenario_json.cpp).
+// Every default: what a user of `f` gets for workload `w` without setting a key (sources in the
+// definition, core/src/scenario/defaults.cpp). No model; `gpu` carries only the default preset's id
+// (the overload in scenario_json.hpp resolves it through a catalog).
+Scenario default_scenario(Framework f, Workload w);
+
+// Defaults that follow other settings, as the reader applies them:
+// the base format of `method` (nf4 for qlora, none otherwise) ...
+Quantization default_quantization(Method m);
+// ... and the RLHF setup of `a` for a policy trained as `policy` (which roles exist, the rollout,
+// and each role's precision, sharding and offload).
+RlhfSetup default_rlhf(RlhfAlgorithm a, const Scenario& policy);
+
+// Names used in JSON, for enums (one table per enum in core/src/scenario/enums.cpp).
 const char* to_string(Workload v);
 const char* to_string(Framework v);
 const char* to_string(Method v);
@@ -140,5 +173,6 @@ const char* to_string(Sharding v);
 const char* to_string(Offload v);
 const char* to_string(KvDtype v);
 const char* to_string(RlhfAlgorithm v);
+const char* to_string(RolloutEngine v);
 
 }  // namespace vramcalc

@@ -11,19 +11,24 @@
 #include "vramcalc/catalog.hpp"
 #include "vramcalc/diagnostics.hpp"
 #include "vramcalc/scenario.hpp"
+#include "vramcalc/scenario_keys.hpp"
 
 namespace vramcalc {
 
 // Reads and validates a scenario; every problem is reported (field, value, what is allowed).
-// `model` may be a preset id, an inline config.json object, or {"name", "parameters"}.
+// `model` may be a preset id, an inline config.json object, or {"name", "parameters"}. Every absent
+// key takes its value from default_scenario(framework, workload).
 Result<Scenario> scenario_from_json(const nlohmann::json& j, const Catalog& catalog);
 Result<Scenario> scenario_from_text(std::string_view text, const Catalog& catalog);
 
-// The scenario as JSON (all keys, defaults written out), e.g. for the URL state.
+// default_scenario(f, w) with its GPU preset resolved through `catalog` (still no model): what the
+// reader gives for {"model": ..., "framework": f, "workload": w} apart from the model.
+Scenario default_scenario(Framework f, Workload w, const Catalog& catalog);
+
+// The exact inverse of the reader: scenario_from_json(scenario_to_json(s)) gives the same bill and
+// writes the same JSON again. Writes every key where it applies (defaults written out, for readable
+// links) and every other key that differs from its default; inline configs and custom GPUs in full.
 nlohmann::json scenario_to_json(const Scenario& s);
 nlohmann::json bill_to_json(const Bill& b);
-
-// Allowed values of each enum-valued key, for messages and UIs.
-std::vector<std::string> allowed_values(std::string_view key);
 
 }  // namespace vramcalc

@@ -2,6 +2,7 @@
 #include "vramcalc/url_state.hpp"
 
 #include "vramcalc/json_text.hpp"
+#include "vramcalc/scenario_keys.hpp"
 
 #include <array>
 #include <cstdint>
@@ -16,12 +17,9 @@ using nlohmann::json;
 
 namespace {
 
-// The order scenario_to_json writes keys in (readable links); other keys follow alphabetically.
-constexpr std::array<const char*, 34> kKeyOrder = {
-    "model", "workload", "framework", "gpu", "num_gpus", "target_utilization", "method", "precision",
-    "optimizer", "lora", "quantization", "trainable_layers", "micro_batch", "seq_len", "grad_accum",
-    "checkpointing", "attention", "loss", "sharding", "offload", "tp", "pp", "cp", "ep", "sp", "rlhf",
-    "weights", "kv_dtype", "batch", "prompt_len", "gen_len", "gpu_memory_utilization", "model_hub_id", "extra"};
+// Links list the scenario's keys in the key table's order (scenario_keys.hpp); other keys follow
+// alphabetically. Keys of nested objects ("lora.rank") are not top-level keys.
+bool top_level(const ScenarioKey& k) { return k.name.find('.') == std::string_view::npos; }
 
 constexpr std::size_t kMaxErrors = 20;  // enough to act on; bounded for hostile input
 
@@ -504,12 +502,11 @@ std::string encode_url_state(const json& scenario) {
         }
         emit(out, percent_encode(k, '.'), v, 1);
     };
-    for (const char* k : kKeyOrder)
-        if (auto it = scenario.find(k); it != scenario.end()) one(k, *it);
+    for (const ScenarioKey& k : scenario_keys())
+        if (auto it = scenario.find(std::string(k.name)); top_level(k) && it != scenario.end()) one(std::string(k.name), *it);
     for (const auto& [k, v] : scenario.items()) {
-        bool ordered = false;
-        for (const char* o : kKeyOrder) ordered = ordered || k == o;
-        if (!ordered) one(k, v);
+        const ScenarioKey* known = find_scenario_key(k);
+        if (!known || !top_level(*known)) one(k, v);
     }
     return out;
 }

@@ -1,0 +1,83 @@
+// Every default of a scenario, in one place (box2d's b2DefaultWorldDef). Sources: docs/methodology.md.
+#include "vramcalc/scenario.hpp"
+
+namespace vramcalc {
+
+// What a user of each framework gets without setting a key:
+//  hf: Trainer AMP over an fp32 model, full logits + fp32 loss, no checkpointing; PEFT LoraConfig
+//      r=8, lora_alpha=8, lora_dropout=0.0, the model type's default targets (q_proj/v_proj for Llama).
+//      These are the in-class initialisers of Scenario and LoraSetup (GPU: the H100 80GB preset).
+//  torchtune: bf16 recipes (no fp32 master), activation checkpointing on in the shipped single-device
+//      configs, chunked cross-entropy (CEWithChunkedOutputLoss, 8 chunks); LoRA rank 8, alpha 16, dropout 0.
+//  litgpt: bf16-mixed where supported (litgpt/utils.py get_default_supported_precision), chunked
+//      cross-entropy (128 positions), no checkpointing on one device; LoRA r=8, alpha=16, dropout 0.05;
+//      FSDP skips the gradient reduce-scatter while accumulating (its finetune loops wrap backward in
+//      fabric.no_backward_sync), so fsdp_no_sync is on.
+//  deepspeed / megatron: 16-bit model with fp32 master weights, full logits, no recomputation.
+//  deepspeed, megatron, vllm, llama.cpp: LoRA alpha 16, dropout 0.05 (the values vramcalc has always used
+//      for frameworks without a LoRA recipe of their own).
+//  Inference (every framework): bf16 weights, batch 1, 1024 prompt + 256 generated tokens; vLLM's
+//      engine defaults (gpu_memory_utilization 0.9, max_num_seqs 256, max_num_batched_tokens 8192,
+//      block_size 16, CUDA graphs), llama.cpp's (n_ctx 4096, all layers on the GPU, n_ubatch 512).
+Scenario default_scenario(Framework f, Workload w) {
+    Scenario s;  // the in-class initialisers: hf
+    s.framework = f;
+    s.workload = w;
+    switch (f) {
+        case Framework::hf:
+            break;
+        case Framework::torchtune:
+            s.precision = Precision::bf16;
+            s.checkpointing = Checkpointing::full;
+            s.loss = Loss::chunked;
+            s.lora.alpha = 16;
+            s.lora.dropout = 0.0;
+            break;
+        case Framework::litgpt:
+            s.loss = Loss::chunked;
+            s.fsdp_no_sync = true;
+            s.lora.alpha = 16;
+            s.lora.dropout = 0.05;
+            break;
+        case Framework::deepspeed:
+        case Framework::megatron:
+        case Framework::vllm:
+        case Framework::llamacpp:
+            s.lora.alpha = 16;
+            s.lora.dropout = 0.05;
+            break;
+    }
+    return s;
+}
+
+// QLoRA's base defaults to bitsandbytes NF4 (BitsAndBytesConfig bnb_4bit_quant_type="nf4" in the QLoRA
+// paper's recipe); other methods keep a 16-bit base.
+Quantization default_quantization(Method m) { return m == Method::qlora ? Quantization::nf4 : Quantization::none; }
+
+// PPO as verl runs it (actor, critic, reference, reward; vLLM colocated with gpu_memory_utilization 0.5,
+// freed between phases); DPO as TRL's DPOTrainer (policy + reference, no rollout); GRPO as TRL's
+// GRPOTrainer (policy + reference, 8 generations, colocated vLLM at 0.3). A trained role (the critic)
+// follows the policy's precision, sharding and offload; frozen roles are bf16, sharded like the policy,
+// not offloaded.
+RlhfSetup default_rlhf(RlhfAlgorithm a, const Scenario& policy) {
+    RlhfSetup x;
+    x.algorithm = a;
+    if (a == RlhfAlgorithm::none) return x;
+    x.critic.present = a == RlhfAlgorithm::ppo;
+    x.reward.present = a == RlhfAlgorithm::ppo;
+    x.reference.present = true;
+    x.rollout = a != RlhfAlgorithm::dpo;
+    x.group_size = a == RlhfAlgorithm::grpo ? 8 : 1;
+    x.rollout_gpu_memory_utilization = a == RlhfAlgorithm::grpo ? 0.3 : 0.5;
+    x.rollout_released = a == RlhfAlgorithm::ppo;
+    for (RlhfRole* r : {&x.critic, &x.reference, &x.reward}) {
+        const bool trained = r == &x.critic;
+        r->method = Method::full;
+        r->precision = trained ? policy.precision : Precision::bf16;
+        r->sharding = policy.sharding;
+        r->offload = trained ? policy.offload : Offload::none;
+    }
+    return x;
+}
+
+}  // namespace vramcalc

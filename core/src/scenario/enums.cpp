@@ -1,0 +1,104 @@
+#include "enums.hpp"
+
+namespace vramcalc {
+namespace detail {
+
+template <> const EnumTable<Workload>& enum_table() {
+    static const EnumTable<Workload> t{{Workload::train, "train"}, {Workload::infer, "infer"}};
+    return t;
+}
+template <> const EnumTable<Framework>& enum_table() {
+    static const EnumTable<Framework> t{{Framework::hf, "hf"}, {Framework::torchtune, "torchtune"}, {Framework::litgpt, "litgpt"},
+                                        {Framework::deepspeed, "deepspeed"}, {Framework::megatron, "megatron"},
+                                        {Framework::vllm, "vllm"}, {Framework::llamacpp, "llama.cpp"}};
+    return t;
+}
+template <> const EnumTable<Method>& enum_table() {
+    static const EnumTable<Method> t{{Method::full, "full"}, {Method::lora, "lora"}, {Method::qlora, "qlora"}, {Method::freeze, "freeze"}};
+    return t;
+}
+template <> const EnumTable<Precision>& enum_table() {
+    static const EnumTable<Precision> t{{Precision::fp32, "fp32"}, {Precision::fp16_mixed, "fp16-mixed"},
+                                        {Precision::bf16_mixed, "bf16-mixed"}, {Precision::fp16, "fp16"}, {Precision::bf16, "bf16"}};
+    return t;
+}
+template <> const EnumTable<Optimizer>& enum_table() {
+    static const EnumTable<Optimizer> t{{Optimizer::adamw, "adamw"}, {Optimizer::adamw_8bit, "adamw-8bit"},
+                                        {Optimizer::paged_adamw_8bit, "paged-adamw-8bit"}, {Optimizer::adafactor, "adafactor"},
+                                        {Optimizer::sgd, "sgd"}, {Optimizer::sgd_momentum, "sgd-momentum"}, {Optimizer::lion, "lion"}};
+    return t;
+}
+template <> const EnumTable<Quantization>& enum_table() {
+    static const EnumTable<Quantization> t{{Quantization::none, "none"}, {Quantization::nf4, "nf4"},
+                                           {Quantization::nf4_dq, "nf4-dq"}, {Quantization::int8, "int8"}};
+    return t;
+}
+template <> const EnumTable<Checkpointing>& enum_table() {
+    static const EnumTable<Checkpointing> t{{Checkpointing::none, "none"}, {Checkpointing::full, "full"},
+                                            {Checkpointing::selective, "selective"}, {Checkpointing::offload, "offload"}};
+    return t;
+}
+template <> const EnumTable<Attention>& enum_table() {
+    static const EnumTable<Attention> t{{Attention::eager, "eager"}, {Attention::sdpa, "sdpa"}, {Attention::flash, "flash"}};
+    return t;
+}
+template <> const EnumTable<Loss>& enum_table() {
+    static const EnumTable<Loss> t{{Loss::standard, "standard"}, {Loss::chunked, "chunked"}, {Loss::fused, "fused"}};
+    return t;
+}
+template <> const EnumTable<Sharding>& enum_table() {
+    static const EnumTable<Sharding> t{{Sharding::none, "none"}, {Sharding::zero1, "zero1"}, {Sharding::zero2, "zero2"},
+                                       {Sharding::zero3, "zero3"}, {Sharding::fsdp_full, "fsdp-full"}, {Sharding::fsdp_grad_op, "fsdp-grad-op"}};
+    return t;
+}
+template <> const EnumTable<Offload>& enum_table() {
+    static const EnumTable<Offload> t{{Offload::none, "none"}, {Offload::optimizer, "optimizer"}, {Offload::optimizer_params, "optimizer+params"}};
+    return t;
+}
+template <> const EnumTable<KvDtype>& enum_table() {
+    static const EnumTable<KvDtype> t{{KvDtype::automatic, "auto"}, {KvDtype::fp16, "fp16"}, {KvDtype::bf16, "bf16"},
+                                      {KvDtype::fp8, "fp8"}, {KvDtype::q8_0, "q8_0"}, {KvDtype::q4_0, "q4_0"}};
+    return t;
+}
+template <> const EnumTable<RlhfAlgorithm>& enum_table() {
+    static const EnumTable<RlhfAlgorithm> t{{RlhfAlgorithm::none, "none"}, {RlhfAlgorithm::ppo, "ppo"},
+                                            {RlhfAlgorithm::dpo, "dpo"}, {RlhfAlgorithm::grpo, "grpo"}};
+    return t;
+}
+template <> const EnumTable<RolloutEngine>& enum_table() {
+    static const EnumTable<RolloutEngine> t{{RolloutEngine::vllm, "vllm"}, {RolloutEngine::hf, "hf"}};
+    return t;
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+    std::string s;
+    for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+    return s;
+}
+
+const std::vector<std::string>& weight_format_names() {
+    static const std::vector<std::string> f = {
+        "fp32", "bf16", "fp16", "fp8", "fp8-channel", "int8", "nf4", "nf4-dq", "gptq-int4", "awq-int4", "gptq-int8", "awq-int8",
+        "gguf-f16", "gguf-q8_0", "gguf-q6_k", "gguf-q5_k_m", "gguf-q5_0", "gguf-q4_k_m", "gguf-q4_0",
+        "gguf-q3_k_m", "gguf-q2_k", "gguf-iq4_xs"};
+    return f;
+}
+
+}  // namespace detail
+
+const char* to_string(Workload v) { return detail::enum_name(v); }
+const char* to_string(Framework v) { return detail::enum_name(v); }
+const char* to_string(Method v) { return detail::enum_name(v); }
+const char* to_string(Precision v) { return detail::enum_name(v); }
+const char* to_string(Optimizer v) { return detail::enum_name(v); }
+const char* to_string(Quantization v) { return detail::enum_name(v); }
+const char* to_string(Checkpointing v) { return detail::enum_name(v); }
+const char* to_string(Attention v) { return detail::enum_name(v); }
+const char* to_string(Loss v) { return detail::enum_name(v); }
+const char* to_string(Sharding v) { return detail::enum_name(v); }
+const char* to_string(Offload v) { return detail::enum_name(v); }
+const char* to_string(KvDtype v) { return detail::enum_name(v); }
+const char* to_string(RlhfAlgorithm v) { return detail::enum_name(v); }
+const char* to_string(RolloutEngine v) { return detail::enum_name(v); }
+
+}  // namespace vramcalc

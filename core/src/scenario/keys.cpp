@@ -1,0 +1,322 @@
+// The one table of scenario keys (scenario_keys.hpp): name, type, range, default, help text, where it
+// applies, and how the reader and writer reach the Scenario field. Row order is the order of links.
+#include <type_traits>
+
+#include "enums.hpp"
+#include "rows.hpp"
+
+namespace vramcalc {
+namespace detail {
+namespace {
+
+using W = KeyWorkload;
+using T = KeyType;
+
+template <class P> struct member_of;
+template <class V> struct member_of<V Scenario::*> { using type = V; };
+template <auto M> using member_t = typename member_of<decltype(M)>::type;
+
+template <auto M>
+void read_member(ReadContext& c, const ScenarioKey& k) {
+    using V = member_t<M>;
+    V& v = c.s.*M;
+    if constexpr (std::is_same_v<V, std::int64_t>) v = read_integer(c.r, k.name, v);
+    else if constexpr (std::is_same_v<V, double>) v = read_number(c.r, k.name, v);
+    else if constexpr (std::is_same_v<V, bool>) v = c.r.boolean_or(k.name, v);
+    else v = read_enum(c.r, c.doc, k.name, v);
+}
+
+template <auto M>
+void write_member(const Scenario& s, json& out, const ScenarioKey& k) {
+    if constexpr (std::is_enum_v<member_t<M>>) out[std::string(k.name)] = enum_name(s.*M);
+    else out[std::string(k.name)] = s.*M;
+}
+
+template <auto M>
+bool same_member(const Scenario& s, const Scenario& d) { return s.*M == d.*M; }
+
+// A key stored in one Scenario member of type int64, double, bool or an enum.
+template <auto M>
+constexpr KeyBinding member() {
+    KeyBinding b{&read_member<M>, &write_member<M>, &same_member<M>, nullptr};
+    if constexpr (std::is_enum_v<member_t<M>>) b.values = &enum_names<member_t<M>>;
+    return b;
+}
+
+template <auto M>
+constexpr KeyBinding special(void (*read)(ReadContext&, const ScenarioKey&),
+                             void (*write)(const Scenario&, json&, const ScenarioKey&) = &write_member<M>) {
+    KeyBinding b = member<M>();
+    b.read = read;
+    b.write = write;
+    return b;
+}
+
+std::vector<std::string> weights_values() { return weight_format_names(); }
+std::vector<std::string> placement_values() { return {"colocated", "separate"}; }
+std::vector<std::string> rlhf_algorithm_values() { return enum_names<RlhfAlgorithm>(); }
+std::vector<std::string> rollout_engine_values() { return enum_names<RolloutEngine>(); }
+bool always(const Scenario&, const Scenario&) { return false; }  // never "at its default": always written
+bool no_rlhf(const Scenario& s, const Scenario&) { return s.rlhf.algorithm == RlhfAlgorithm::none; }
+bool same_lora(const Scenario& s, const Scenario& d) { return s.lora == d.lora; }
+bool same_weights(const Scenario& s, const Scenario& d) { return s.weights == d.weights; }
+
+constexpr double kCount = static_cast<double>(kMaxCount);
+constexpr double kTokens = static_cast<double>(kMaxTokens);
+constexpr double kDegree = 4096;
+
+// Keys of both workloads.
+std::vector<KeyRow> both_rows() {
+    return {
+        {{.name = "model", .type = T::model, .workload = W::both, .default_text = "required",
+          .help = "A preset id, an inline config.json object, or {\"name\", \"parameters\"} for a model known only by its size."},
+         {&read_model, &write_model, &always, nullptr}},
+        {{.name = "workload", .type = T::enumeration, .workload = W::both, .default_text = "train",
+          .help = "Training keeps weights, gradients, optimizer states and activations; inference keeps weights and the KV cache."},
+         member<&Scenario::workload>()},
+        {{.name = "framework", .type = T::enumeration, .workload = W::both, .default_text = "hf",
+          .help = "Sets the defaults a user of that framework gets: master weights, loss implementation, LoRA defaults, checkpointing."},
+         member<&Scenario::framework>()},
+        {{.name = "gpu", .type = T::gpu, .workload = W::both, .default_text = "h100-80gb",
+          .help = "The card's memory as the driver reports it (what nvidia-smi shows as total), not the marketed figure."},
+         {&read_gpu, &write_gpu, &always, nullptr}},
+        {{.name = "gpu.name", .type = T::string, .workload = W::both, .default_text = "custom GPU", .help = "Display name of a custom GPU."}, {}},
+        {{.name = "gpu.memory_gib", .type = T::number, .workload = W::both, .min = 0.001, .max = 1 << 20,
+          .default_text = "required (or memory_bytes)", .help = "A custom GPU's memory in GiB (2^30 bytes), as the driver reports it."}, {}},
+        {{.name = "gpu.memory_bytes", .type = T::integer, .workload = W::both, .min = 1 << 20, .max = static_cast<double>(std::int64_t{1} << 50),
+          .default_text = "required (or memory_gib)", .help = "A custom GPU's memory in bytes, as the driver reports it."}, {}},
+        {{.name = "gpu.arch", .type = T::string, .workload = W::both, .default_text = "unknown",
+          .help = "volta, turing, ampere, ada, hopper, ...: Volta and Turing stacks load every CUDA kernel eagerly (a larger CUDA context)."}, {}},
+        {{.name = "gpu.bf16", .type = T::boolean, .workload = W::both, .default_text = "true", .help = "Whether the card computes in bf16."}, {}},
+        {{.name = "num_gpus", .type = T::integer, .workload = W::both, .min = 1, .max = kCount, .default_text = "1",
+          .help = "GPUs in the job; sharding and parallel degrees divide the work between them."},
+         member<&Scenario::num_gpus>()},
+        {{.name = "target_utilization", .type = T::number, .workload = W::both, .min = 0.05, .max = 1.0, .default_text = "0.9",
+          .help = "Share of the GPU's memory the max-batch solver may plan for; practitioners aim at 85-95 % to leave room for fragmentation."},
+         member<&Scenario::target_utilization>()},
+    };
+}
+
+// Training keys (workload "train") before lora.
+std::vector<KeyRow> training_rows() {
+    return {
+        {{.name = "method", .type = T::enumeration, .workload = W::train, .default_text = "full",
+          .help = "full: every weight trains (gradients + optimizer states for all). lora: small adapters train, the base is frozen. "
+                  "qlora: as lora with a 4-bit base. freeze: only the last N layers train."},
+         member<&Scenario::method>()},
+        {{.name = "precision", .type = T::enumeration, .workload = W::train, .default_text = "bf16-mixed; torchtune: bf16",
+          .help = "fp32: 4 B per weight, activations in fp32. *-mixed: fp32 weights, half-precision compute (activations halve, weights "
+                  "stay 4 B, plus casts). bf16/fp16: everything in 16 bits (2 B per weight, gradient and Adam state)."},
+         member<&Scenario::precision>()},
+        {{.name = "optimizer", .type = T::enumeration, .workload = W::train, .default_text = "adamw",
+          .help = "AdamW keeps two states per trained parameter (8 B in fp32); 8-bit AdamW about 2 B; SGD with momentum one state; "
+                  "Adafactor factored second moments (tiny)."},
+         member<&Scenario::optimizer>()},
+    };
+}
+
+// Training keys after lora: what trains, batch and sequence, memory savers, parallelism.
+std::vector<KeyRow> training_more_rows() {
+    return {
+        {{.name = "quantization", .type = T::enumeration, .workload = W::train, .methods = "qlora", .default_text = "nf4 for qlora, else none",
+          .help = "Base-weight format for QLoRA: nf4 about 4.5 bits per weight with its scales, nf4-dq about 4.13, int8 8 bits plus row scales."},
+         special<&Scenario::quantization>(&read_quantization)},
+        {{.name = "trainable_layers", .type = T::integer, .workload = W::train, .methods = "freeze", .min = 1, .max = 10000,
+          .default_text = "2", .help = "method freeze: how many of the last layers train."},
+         member<&Scenario::trainable_layers>()},
+        {{.name = "micro_batch", .type = T::integer, .workload = W::train, .min = 1, .max = kCount, .default_text = "1",
+          .help = "Sequences per GPU per forward/backward. Activations and logits grow linearly with it."},
+         member<&Scenario::micro_batch>()},
+        {{.name = "seq_len", .type = T::integer, .workload = W::train, .min = 1, .max = kTokens, .default_text = "2048",
+          .help = "Tokens per sequence. Activations grow linearly (quadratically for eager attention's scores)."},
+         member<&Scenario::seq_len>()},
+        {{.name = "grad_accum", .type = T::integer, .workload = W::train, .min = 1, .max = kCount, .default_text = "1",
+          .help = "Micro-batches per optimizer step. Costs no activations, but the gradients then persist between micro-batches."},
+         member<&Scenario::grad_accum>()},
+        {{.name = "optimizer_in_backward", .type = T::boolean, .workload = W::train, .default_text = "false",
+          .help = "Steps each parameter's optimizer as soon as its gradient is ready, so the full set of gradients never exists at once.",
+          .shown_at_default = false},
+         member<&Scenario::optimizer_in_backward>()},
+        {{.name = "compile", .type = T::boolean, .workload = W::train, .default_text = "false",
+          .help = "torch.compile: the compiler recomputes cheap pointwise ops in backward instead of keeping their outputs.",
+          .shown_at_default = false},
+         member<&Scenario::compile>()},
+        {{.name = "fsdp_no_sync", .type = T::boolean, .workload = W::train, .default_text = "true for litgpt, else false",
+          .help = "FSDP with gradient accumulation: skip the gradient reduce-scatter until the last micro-batch (no_sync), keeping "
+                  "unsharded gradients meanwhile. On by default for LitGPT.",
+          .shown_at_default = false},
+         member<&Scenario::fsdp_no_sync>()},
+        {{.name = "checkpointing", .type = T::enumeration, .workload = W::train, .default_text = "none; torchtune: full",
+          .help = "full: keep only each layer's input and recompute the layer in backward (one more forward pass: about a third more "
+                  "compute, Chen et al. 2016). selective: recompute attention only. offload: layer inputs go to CPU memory."},
+         member<&Scenario::checkpointing>()},
+        {{.name = "attention", .type = T::enumeration, .workload = W::train, .default_text = "sdpa",
+          .help = "eager keeps the seq x seq scores and probabilities per head; sdpa/flash keep only q, k, v, output and a small log-sum-exp."},
+         member<&Scenario::attention>()},
+        {{.name = "loss", .type = T::enumeration, .workload = W::train, .default_text = "standard; torchtune, litgpt: chunked",
+          .help = "standard materialises vocab x tokens logits in fp32 plus their gradient (often the largest single peak); chunked and fused do not."},
+         member<&Scenario::loss>()},
+        {{.name = "sharding", .type = T::enumeration, .workload = W::train, .default_text = "none",
+          .help = "ZeRO/FSDP split model states across data-parallel GPUs: zero1 optimizer, zero2 + gradients, zero3/fsdp-full + weights."},
+         member<&Scenario::sharding>()},
+        {{.name = "offload", .type = T::enumeration, .workload = W::train, .default_text = "none",
+          .help = "Moves optimizer states (and weights) to host memory; the bill then reports CPU memory too."},
+         member<&Scenario::offload>()},
+        {{.name = "tp", .type = T::integer, .workload = W::train, .min = 1, .max = kDegree, .default_text = "1",
+          .help = "Tensor parallel degree: weights and most activations split across GPUs."},
+         member<&Scenario::tp>()},
+        {{.name = "pp", .type = T::integer, .workload = W::train, .min = 1, .max = kDegree, .default_text = "1",
+          .help = "Pipeline stages: layers split; the first stage keeps several micro-batches in flight."},
+         member<&Scenario::pp>()},
+        {{.name = "cp", .type = T::integer, .workload = W::train, .min = 1, .max = kDegree, .default_text = "1",
+          .help = "Context parallel degree: each GPU keeps the activations of a slice of the sequence."},
+         member<&Scenario::cp>()},
+        {{.name = "ep", .type = T::integer, .workload = W::train, .min = 1, .max = kDegree, .default_text = "1",
+          .help = "Expert parallel degree: the routed experts of MoE layers split across GPUs."},
+         member<&Scenario::ep>()},
+        {{.name = "sp", .type = T::boolean, .workload = W::train, .default_text = "false",
+          .help = "Megatron sequence parallelism: the activations outside tensor-parallel regions split across the tp GPUs too."},
+         member<&Scenario::sp>()},
+    };
+}
+
+// The lora object and its keys.
+std::vector<KeyRow> lora_rows() {
+    return {
+        {{.name = "lora", .type = T::object, .workload = W::train, .methods = "lora qlora", .default_text = "per framework",
+          .help = "The adapters: {\"rank\", \"alpha\", \"dropout\", \"targets\", \"train_embeddings\"}."},
+         {&read_lora, &write_lora, &same_lora, nullptr}},
+        {{.name = "lora.rank", .type = T::integer, .workload = W::train, .methods = "lora qlora", .min = 1, .max = 1 << 16,
+          .default_text = "8", .help = "Adapter rank r: each adapted matrix adds r x (in + out) trainable parameters and keeps an r-wide activation.",
+          .alias = "r"}, {}},
+        {{.name = "lora.alpha", .type = T::number, .workload = W::train, .methods = "lora qlora", .min = 0, .max = 1e9,
+          .default_text = "8 (hf); 16 elsewhere", .help = "Scaling of the adapter output; no effect on memory."}, {}},
+        {{.name = "lora.dropout", .type = T::number, .workload = W::train, .methods = "lora qlora", .min = 0, .max = 1,
+          .default_text = "0 (hf, torchtune); 0.05 elsewhere",
+          .help = "Dropout > 0 keeps a dropout mask and a dropped copy of each adapted layer's input."}, {}},
+        {{.name = "lora.targets", .type = T::list, .workload = W::train, .methods = "lora qlora",
+          .default_text = "the model type's default (PEFT's mapping; q_proj, v_proj for Llama)",
+          .help = "Which linear layers get adapters: the model's default (q and v for Llama-style models), a list of module names, or all linear layers."}, {}},
+        {{.name = "lora.train_embeddings", .type = T::boolean, .workload = W::train, .methods = "lora qlora", .default_text = "false",
+          .help = "The embeddings and output layer train in full alongside the adapters."}, {}},
+    };
+}
+
+// The rlhf object and its keys (docs/methodology.md, "RLHF").
+std::vector<KeyRow> rlhf_rows() {
+    return {
+        {{.name = "rlhf", .type = T::object, .workload = W::train, .default_text = "none",
+          .help = "PPO, DPO or GRPO: the reference, reward and critic models besides the policy, and the rollout engine.",
+          .shown_at_default = false},
+         {&read_rlhf, &write_rlhf, &no_rlhf, nullptr}},
+        {{.name = "rlhf.algorithm", .type = T::enumeration, .workload = W::train, .default_text = "required",
+          .help = "ppo (verl: actor, critic, reference, reward), dpo (TRL: policy and reference), grpo (TRL: policy, reference, G completions)."},
+         {.values = &rlhf_algorithm_values}},
+        {{.name = "rlhf.critic", .type = T::object, .workload = W::train, .default_text = "ppo: true",
+          .help = "The trained value model: false, true (the policy's model and settings) or {\"model\", \"method\", \"precision\", \"sharding\", \"offload\"}."}, {}},
+        {{.name = "rlhf.reference", .type = T::object, .workload = W::train, .default_text = "true",
+          .help = "The frozen reference model (bf16): false (precomputed log-probabilities), true or an object as for critic."}, {}},
+        {{.name = "rlhf.reward", .type = T::object, .workload = W::train, .default_text = "ppo: true",
+          .help = "The frozen reward model (bf16): false, true or an object as for critic."}, {}},
+        {{.name = "rlhf.group_size", .type = T::integer, .workload = W::train, .min = 1, .max = kDegree, .default_text = "grpo: 8, else 1",
+          .help = "GRPO: completions generated per prompt (G)."}, {}},
+        {{.name = "rlhf.prompt_len", .type = T::integer, .workload = W::train, .min = 1, .max = kTokens, .default_text = "512",
+          .help = "Rollout prompt tokens per sequence."}, {}},
+        {{.name = "rlhf.gen_len", .type = T::integer, .workload = W::train, .min = 1, .max = kTokens, .default_text = "512",
+          .help = "Rollout generated tokens per sequence."}, {}},
+        {{.name = "rlhf.rollout", .type = T::object, .workload = W::train, .default_text = "ppo, grpo: true; dpo: false",
+          .help = "The generation engine: false, true or {\"engine\", \"placement\", \"gpu_memory_utilization\", \"released\", \"tp\", \"batch\"}."}, {}},
+        {{.name = "rlhf.rollout.engine", .type = T::enumeration, .workload = W::train, .default_text = "vllm",
+          .help = "vllm preallocates its share of the GPU; hf generates with the policy's own weights."},
+         {.values = &rollout_engine_values}},
+        {{.name = "rlhf.rollout.placement", .type = T::enumeration, .workload = W::train, .default_text = "colocated",
+          .help = "colocated: on the training GPUs; separate: on GPUs of its own."},
+         {.values = &placement_values}},
+        {{.name = "rlhf.rollout.gpu_memory_utilization", .type = T::number, .workload = W::train, .min = 0.01, .max = 1.0,
+          .default_text = "grpo: 0.3, else 0.5", .help = "The share of the GPU the colocated vLLM engine takes."}, {}},
+        {{.name = "rlhf.rollout.released", .type = T::boolean, .workload = W::train, .default_text = "ppo: true, else false",
+          .help = "The engine frees its memory outside the rollout phase (sleep mode)."}, {}},
+        {{.name = "rlhf.rollout.tp", .type = T::integer, .workload = W::train, .min = 1, .max = kDegree, .default_text = "1",
+          .help = "The rollout engine's tensor-parallel degree."}, {}},
+        {{.name = "rlhf.rollout.batch", .type = T::integer, .workload = W::train, .min = 0, .max = kCount, .default_text = "0 = micro_batch",
+          .help = "Prompts generated per GPU at once."}, {}},
+    };
+}
+
+// Inference keys (workload "infer"), engine keys last.
+std::vector<KeyRow> inference_rows() {
+    return {
+        {{.name = "weights", .type = T::enumeration, .workload = W::infer, .default_text = "bf16",
+          .help = "Stored weight format: bytes per weight including scales/zeros of quantised formats."},
+         {&read_weights, &write_member<&Scenario::weights>, &same_weights, &weights_values}},
+        {{.name = "kv_dtype", .type = T::enumeration, .workload = W::infer, .default_text = "auto",
+          .help = "KV-cache element type: auto = the compute dtype; fp8 halves the cache; q8_0/q4_0 are llama.cpp's block formats."},
+         member<&Scenario::kv_dtype>()},
+        {{.name = "batch", .type = T::integer, .workload = W::infer, .min = 1, .max = kCount, .default_text = "1",
+          .help = "Concurrent sequences; the KV cache grows linearly with it."},
+         member<&Scenario::batch>()},
+        {{.name = "prompt_len", .type = T::integer, .workload = W::infer, .min = 0, .max = kTokens, .default_text = "1024",
+          .help = "Prompt tokens per sequence (prefill); sets the KV cache and the prefill activations."},
+         member<&Scenario::prompt_len>()},
+        {{.name = "gen_len", .type = T::integer, .workload = W::infer, .min = 0, .max = kTokens, .default_text = "256",
+          .help = "Generated tokens per sequence; the KV cache covers prompt + generated tokens."},
+         member<&Scenario::gen_len>()},
+        {{.name = "gpu_memory_utilization", .type = T::number, .workload = W::infer, .min = 0.01, .max = 1.0, .default_text = "0.9",
+          .help = "vLLM reserves this share of the GPU and fills what the weights and activations leave with KV-cache blocks."},
+         member<&Scenario::gpu_memory_utilization>()},
+        {{.name = "group_size", .type = T::integer, .workload = W::infer, .weights = "gptq- awq-", .min = -1, .max = 1 << 20,
+          .default_text = "128", .help = "GPTQ/AWQ: one scale (and zero) per group of input channels; -1 = one group per output channel."},
+         special<&Scenario::group_size>(&read_group_size)},
+        {{.name = "max_model_len", .type = T::integer, .workload = W::infer, .frameworks = "vllm torchtune", .min = 0, .max = kTokens,
+          .default_text = "0 = prompt_len + gen_len (vLLM), the model's maximum (torchtune)",
+          .help = "vLLM: the longest sequence it accepts; torchtune: the KV-cache length (0 = the model's maximum)."},
+         member<&Scenario::max_model_len>()},
+        {{.name = "max_num_seqs", .type = T::integer, .workload = W::infer, .frameworks = "vllm", .min = 1, .max = kCount,
+          .default_text = "256", .help = "vLLM: the most sequences scheduled at once; sizes the sampler's profiled peak."},
+         member<&Scenario::max_num_seqs>()},
+        {{.name = "max_num_batched_tokens", .type = T::integer, .workload = W::infer, .frameworks = "vllm", .min = 1, .max = kTokens,
+          .default_text = "8192", .help = "vLLM: tokens in its profiled forward batch (the activation peak)."},
+         member<&Scenario::max_num_batched_tokens>()},
+        {{.name = "block_size", .type = T::integer, .workload = W::infer, .frameworks = "vllm", .min = 1, .max = 1 << 16,
+          .default_text = "16", .help = "vLLM: tokens per KV-cache block."},
+         member<&Scenario::block_size>()},
+        {{.name = "enforce_eager", .type = T::boolean, .workload = W::infer, .frameworks = "vllm", .default_text = "false",
+          .help = "vLLM: no CUDA graphs (saves their memory, costs decode speed)."},
+         member<&Scenario::enforce_eager>()},
+        {{.name = "n_ctx", .type = T::integer, .workload = W::infer, .frameworks = "llama.cpp", .min = 1, .max = kTokens,
+          .default_text = "4096", .help = "llama.cpp: the KV cache is allocated for this many tokens up front."},
+         member<&Scenario::n_ctx>()},
+        {{.name = "n_gpu_layers", .type = T::integer, .workload = W::infer, .frameworks = "llama.cpp", .min = -1, .max = 100000,
+          .default_text = "-1 = all", .help = "llama.cpp: layers placed on the GPU (-1 = all); the rest run from host memory."},
+         member<&Scenario::n_gpu_layers>()},
+        {{.name = "n_ubatch", .type = T::integer, .workload = W::infer, .frameworks = "llama.cpp", .min = 1, .max = kTokens,
+          .default_text = "512", .help = "llama.cpp: the physical batch, which sizes its compute buffer."},
+         member<&Scenario::n_ubatch>()},
+    };
+}
+
+// Kept for the record (reference data), not read.
+std::vector<KeyRow> record_rows() {
+    return {
+        {{.name = "model_hub_id", .type = T::string, .workload = W::both, .help = "The model's Hugging Face id, for the record.", .read = false}, {}},
+        {{.name = "extra", .type = T::object, .workload = W::both, .help = "Anything else, for the record.", .read = false}, {}},
+    };
+}
+
+// The table: top-level keys in link order, each followed by the keys of its object.
+const std::vector<KeyRow>& rows() {
+    static const std::vector<KeyRow> r = [] {
+        std::vector<KeyRow> v;
+        for (auto part : {both_rows, training_rows, lora_rows, training_more_rows, rlhf_rows, inference_rows, record_rows})
+            for (auto& row : part()) v.push_back(std::move(row));
+        return v;
+    }();
+    return r;
+}
+
+}  // namespace
+
+std::span<const KeyRow> key_rows() { return rows(); }
+
+}  // namespace detail
+}  // namespace vramcalc

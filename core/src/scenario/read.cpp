@@ -1,0 +1,208 @@
+// Scenario JSON -> Scenario: every key read through its row of the key table (keys.cpp), every absent
+// key left at default_scenario's value, every problem reported (field, value, what is allowed).
+#include <algorithm>
+#include <utility>
+
+#include "enums.hpp"
+#include "rows.hpp"
+#include "vramcalc/hf_config.hpp"
+#include "vramcalc/json_text.hpp"
+#include "vramcalc/scenario_json.hpp"
+
+namespace vramcalc {
+namespace detail {
+
+Scenario fallback_for(const Scenario& s) {
+    Scenario d = default_scenario(s.framework, s.workload);
+    d.quantization = default_quantization(s.method);
+    return d;
+}
+
+// The text an inline config.json is kept as: compact, invalid UTF-8 replaced (never throws).
+std::string compact_json(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+void read_model(ReadContext& c, const ScenarioKey&) {
+    const json& j = c.doc;
+    Scenario& s = c.s;
+    if (!j.contains("model") || j["model"].is_null()) {
+        c.out.errors.push_back({"model", "missing required key: a preset id (see `vramcalc presets`), or a "
+                                         "config.json object"});
+        return;
+    }
+    const json& m = j["model"];
+    if (m.is_string()) {
+        const std::string id = m.get<std::string>();
+        if (const ModelPreset* p = c.catalog.find_model(id)) {
+            s.model = p->spec;
+            s.model_ref = id;
+        } else {
+            c.out.errors.push_back({"model", "unknown preset id \"" + describe(m).substr(1, 40) +
+                                                 " (`vramcalc presets` lists them; or give a config.json)"});
+        }
+        return;
+    }
+    if (m.is_object() && !m.contains("model_type") && m.contains("parameters")) {
+        // A model known only by its parameter count (e.g. the ZeRO paper's 7.5B model).
+        FieldReader r(m, "model", c.out.errors);
+        s.model.name = r.string_or("name", "custom model");
+        s.model.count_only = true;
+        s.model.declared_parameters = r.integer({"parameters"}, 1, std::int64_t{1} << 46).value_or(0);
+        s.model_ref = "parameters";
+        return;
+    }
+    auto spec = model_from_config(m, "inline config.json", "model");
+    for (auto& w : spec.warnings) c.out.warnings.push_back(w);
+    if (!spec.ok()) {
+        for (auto& e : spec.errors) c.out.errors.push_back(e);
+        return;
+    }
+    s.model = std::move(*spec.value);
+    s.model_ref = "inline";
+    s.model_config = compact_json(m);
+}
+
+void read_gpu(ReadContext& c, const ScenarioKey&) {
+    const json& j = c.doc;
+    Scenario& s = c.s;
+    const json* g = j.contains("gpu") && !j["gpu"].is_null() ? &j["gpu"] : nullptr;
+    if (!g) {
+        if (const GpuSpec* d = c.catalog.find_gpu(s.gpu.id)) s.gpu = *d;
+        return;
+    }
+    if (g->is_string()) {
+        if (const GpuSpec* p = c.catalog.find_gpu(g->get<std::string>())) s.gpu = *p;
+        else c.out.errors.push_back({"gpu", "unknown GPU id " + describe(*g) +
+                                                " (`vramcalc presets` lists them; or {\"name\": ..., \"memory_gib\": N})"});
+        return;
+    }
+    if (!g->is_object()) {
+        c.out.errors.push_back({"gpu", "got " + describe(*g) + ", expected a GPU id or {\"name\", \"memory_gib\"}"});
+        return;
+    }
+    warn_unknown_keys(*g, "gpu", c.out.warnings);
+    FieldReader r(*g, "gpu", c.out.errors);
+    s.gpu = GpuSpec{};
+    s.gpu.id = "custom";
+    s.gpu.name = r.string_or("name", "custom GPU");
+    s.gpu.arch = r.string_or("arch", "");
+    s.gpu.bf16 = r.boolean_or("bf16", true);
+    if (r.has("memory_bytes")) {
+        const ScenarioKey& k = key_of("gpu.memory_bytes");
+        s.gpu.memory_bytes = r.integer({"memory_bytes"}, static_cast<std::int64_t>(k.min), static_cast<std::int64_t>(k.max)).value_or(0);
+    } else if (r.has("memory_gib")) {
+        s.gpu.memory_bytes = static_cast<std::int64_t>(read_number(r, "gpu.memory_gib", 0) * 1073741824.0);
+    } else {
+        r.error("memory_gib", "missing: a custom GPU needs memory_gib (GiB = 2^30 bytes) or memory_bytes");
+    }
+}
+
+void read_lora(ReadContext& c, const ScenarioKey&) {
+    const json& j = c.doc;
+    LoraSetup& lora = c.s.lora;
+    if (!j.contains("lora") || j["lora"].is_null()) return;
+    const json& l = j["lora"];
+    if (!l.is_object()) {
+        c.out.errors.push_back({"lora", "got " + describe(l) + ", expected an object such as {\"rank\": 8}"});
+        return;
+    }
+    warn_unknown_keys(l, "lora", c.out.warnings);
+    FieldReader r(l, "lora", c.out.errors);
+    lora.rank = read_integer(r, "lora.rank", lora.rank);
+    lora.alpha = read_number(r, "lora.alpha", lora.alpha);
+    lora.dropout = read_number(r, "lora.dropout", lora.dropout);
+    lora.train_embeddings = r.boolean_or("train_embeddings", lora.train_embeddings);
+    if (!r.has("targets")) return;  // the model's default targets
+    const json& t = l["targets"];
+    if (t.is_string() && t.get<std::string>() == "all-linear") {
+        lora.all_linear = true;
+        lora.targets.clear();
+    } else if (t.is_array() && !t.empty()) {
+        lora.all_linear = false;
+        lora.targets.clear();
+        for (const auto& e : t) {
+            if (e.is_string() && !e.get<std::string>().empty()) lora.targets.push_back(e.get<std::string>());
+            else r.error("targets", "entry " + describe(e) + " is not a module name");
+        }
+    } else {
+        r.error("targets", "got " + describe(t) + ", expected \"all-linear\" or a list of module names");
+    }
+}
+
+void read_quantization(ReadContext& c, const ScenarioKey& k) {
+    c.s.quantization = read_enum(c.r, c.doc, k.name, default_quantization(c.s.method));
+}
+
+void read_weights(ReadContext& c, const ScenarioKey& k) {
+    c.s.weights = c.r.string_or(k.name, c.s.weights);
+    const auto& f = weight_format_names();
+    if (std::find(f.begin(), f.end(), c.s.weights) == f.end())
+        c.r.error(k.name, "got \"" + c.s.weights.substr(0, 40) + "\", allowed: " + join_names(f));
+}
+
+void read_group_size(ReadContext& c, const ScenarioKey& k) {
+    c.s.group_size = read_integer(c.r, k.name, c.s.group_size);
+    if (c.s.group_size == 0)
+        c.r.error(k.name, "got 0, allowed: -1 (one group per output channel) or a positive size such as 32, 64, 128");
+}
+
+namespace {
+
+void check_cross_fields(const Scenario& s, FieldReader& r) {
+    if (s.method == Method::qlora && s.quantization == Quantization::none)
+        r.error("quantization", "method \"qlora\" needs a quantized base: nf4, nf4-dq or int8");
+    if (s.optimizer_in_backward && s.grad_accum > 1)
+        r.error("optimizer_in_backward", "needs grad_accum 1: gradients are freed as soon as the optimizer has used "
+                                         "them, so none are kept between micro-batches (torchtune raises the same error)");
+    if (s.prompt_len + s.gen_len < 1 && s.workload == Workload::infer)
+        r.error("prompt_len", "prompt_len + gen_len must be at least 1 token");
+    const std::int64_t model_parallel = s.tp * s.pp * s.cp;
+    if (s.num_gpus % model_parallel != 0)
+        r.error("num_gpus", std::to_string(s.num_gpus) + " is not a multiple of tp x pp x cp = " +
+                                std::to_string(model_parallel));
+}
+
+bool nested(std::string_view name) { return name.find('.') != std::string_view::npos; }
+
+}  // namespace
+}  // namespace detail
+
+Result<Scenario> scenario_from_json(const nlohmann::json& j, const Catalog& cat) {
+    using namespace detail;
+    Result<Scenario> out;
+    if (!j.is_object()) {
+        out.errors.push_back({"scenario", "expected a JSON object, got " + describe(j)});
+        return out;
+    }
+    warn_unknown_keys(j, "", out.warnings);
+    // Every absent key keeps the default of the framework and workload asked for (read again below,
+    // where a bad value is reported).
+    Scenario s = default_scenario(peek_enum(j, "framework", Framework::hf), peek_enum(j, "workload", Workload::train));
+    FieldReader r(j, "", out.errors);
+    ReadContext c{j, cat, s, r, out};
+    for (const auto& row : key_rows())
+        if (row.bind.read && !nested(row.key.name) && row.bind.read != &read_rlhf) row.bind.read(c, row.key);
+    check_cross_fields(s, r);
+    read_rlhf(c, key_of("rlhf"));  // last: its roles follow the policy's settings
+
+    if (out.errors.empty()) out.value = std::move(s);
+    return out;
+}
+
+Result<Scenario> scenario_from_text(std::string_view text, const Catalog& cat) {
+    std::string why;
+    const auto j = parse_json_text(text, why);  // depth-limited: deep documents overflowed the stack
+    if (!j) {
+        Result<Scenario> out;
+        out.errors.push_back({"scenario", why});
+        return out;
+    }
+    return scenario_from_json(*j, cat);
+}
+
+Scenario default_scenario(Framework f, Workload w, const Catalog& catalog) {
+    Scenario s = default_scenario(f, w);
+    if (const GpuSpec* g = catalog.find_gpu(s.gpu.id)) s.gpu = *g;
+    return s;
+}
+
+}  // namespace vramcalc
