@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "vramcalc/bill_format.hpp"
@@ -86,8 +87,12 @@ std::string render_advice(const AdvicePlan& plan, const Bill& before) {
         if (++shown > 5) break;
         const char* mark = a.within_target ? "fits" : a.fits ? "fits above target" : "no";
         std::string batch = before.max_batch || before.max_concurrent_sequences ? "batch" : "micro-batch";
-        o += line("  %-18s %s -> %s, largest %s %lld\n", mark, a.title.c_str(), format_gib(a.device_bytes).c_str(),
-                  batch.c_str(), static_cast<long long>(a.max_batch));
+        std::string price;
+        if (a.speed_ratio > 0 && std::fabs(a.speed_ratio - 1) < 0.005) price = ", same speed";
+        else if (a.speed_ratio > 0)
+            price = a.speed_ratio >= 1 ? line(", %.0f %% faster", (a.speed_ratio - 1) * 100) : line(", %.0f %% slower", (1 - a.speed_ratio) * 100);
+        o += line("  %-18s %s -> %s, largest %s %lld%s\n", mark, a.title.c_str(), format_gib(a.device_bytes).c_str(),
+                  batch.c_str(), static_cast<long long>(a.max_batch), price.c_str());
     }
     if (!plan.note.empty()) o += "  " + plan.note + "\n";
     return o;
