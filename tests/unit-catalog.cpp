@@ -101,18 +101,20 @@ TEST_CASE("catalog: the newest GPUs are in the catalog") {
     }
 }
 
-TEST_CASE("catalog: the CUDA allocator's total sits 0.45-0.75 GiB below nvidia-smi's") {
-    // Published pairs: H100 81559 vs 81090 MiB, H200 143771 vs 143156, B200 183359 vs 182631.
+TEST_CASE("catalog: the CUDA allocator's total sits a few hundred MiB below nvidia-smi's") {
+    // Published pairs (presets/gpus.json cites each): RTX 4090 357 MiB, T4 430, H100 469, RTX 5090 494,
+    // L40 602, H200 615, RTX PRO 6000 Server 637, B200 728, A100 80GB 881. The memory the driver keeps for
+    // itself grows with the card; nothing published falls outside 0.3-0.9 GiB.
     int with_torch = 0;
     for (const auto& g : test::catalog().gpus()) {
         if (g.memory_torch_bytes == 0) continue;
         INFO(g.id);
         ++with_torch;
         const double gap_gib = static_cast<double>(g.memory_bytes - g.memory_torch_bytes) / (1 << 30);
-        CHECK(gap_gib >= 0.45);
-        CHECK(gap_gib <= 0.75);
+        CHECK(gap_gib >= 0.3);
+        CHECK(gap_gib <= 0.9);
     }
-    CHECK(with_torch >= 3);
+    CHECK(with_torch >= 9);
 }
 
 TEST_CASE("catalog: peak figures grow as precision falls") {

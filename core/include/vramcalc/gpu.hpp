@@ -20,16 +20,18 @@ struct GpuSpec {
     // where no driver output could be found; the source says so).
     std::string memory_basis = "nvidia-smi";
     // The total as the CUDA allocator sees it: torch.cuda.get_device_properties().total_memory, the total of
-    // torch.cuda.mem_get_info(). 0.45-0.7 GiB below nvidia-smi's figure on NVIDIA cards (memory the driver
-    // keeps for itself). 0 where no published torch output was found. For display only.
+    // torch.cuda.mem_get_info(). 0.35-0.86 GiB below nvidia-smi's figure in the published pairs (memory the
+    // driver keeps for itself). 0 where no published torch output was found. For display only.
     std::int64_t memory_torch_bytes = 0;
     bool bf16 = true;
     double peak_bf16_tflops = 0;    // dense, tensor cores
     double peak_fp8_tflops = 0;     // dense; 0 = no FP8 tensor cores, or no sourced figure
     double peak_fp4_tflops = 0;     // dense (NVFP4 / MXFP4); 0 = none, or no sourced figure
     double memory_bandwidth_gbps = 0;
-    // ECC on a GDDR card takes 1/16 of its memory for check bits, so the driver reports 15/16 of the ECC-off
-    // total (L20, RTX A6000: 49140 MiB off, 46068 MiB on). HBM carries ECC beside the data and loses nothing.
+    // ECC on a GDDR card takes 1/16 of its memory for check bits ("inline" ECC: 6.25% on the GDDR5 K40, NVIDIA
+    // Tesla V100 architecture whitepaper), so the driver reports 15/16 of the ECC-off total (L20, RTX A6000:
+    // 49140 MiB off, 46068 MiB on). HBM keeps ECC beside the data and loses nothing (H100 NVL: 95830 MiB
+    // either way); so, in the driver's figures, does the GDDR7 RTX PRO 6000 Blackwell.
     // Such cards are two catalog entries, one per state, each naming the other.
     bool ecc_reserves = false;      // this card's ECC reserves 1/16 of memory
     bool ecc_on = false;            // the ECC state memory_bytes was measured in (meaningful when ecc_reserves)
