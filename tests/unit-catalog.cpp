@@ -94,7 +94,7 @@ TEST_CASE("catalog: the whole-catalog solve gives each GPU's own solver answers"
 }
 
 TEST_CASE("catalog: the newest GPUs are in the catalog") {
-    for (const char* id : {"b300", "gb200", "gb300", "rtx-pro-6000-server", "rtx-pro-6000-ws", "rtx-5090", "h20", "l20",
+    for (const char* id : {"b300", "gb200", "gb300", "rtx-pro-6000-srv", "rtx-pro-6000-ws", "rtx-5090", "h20", "l20",
                            "l20-ecc-off", "mi325x", "mi355x"}) {
         INFO(id);
         CHECK(test::catalog().find_gpu(id) != nullptr);
