@@ -118,7 +118,9 @@ bool Enum(AppState& st, const char* label, const std::string& ptr, const std::ve
     label_column(label, ptr);
     bool changed = false;
     ImGui::PushID(ptr.c_str());
-    if (ImGui::BeginCombo("##v", now.c_str())) {
+    const bool open = ImGui::BeginCombo("##v", now.c_str());
+    if (!open) name_last_item(st, label);
+    if (open) {
         for (const auto& v : values) {
             if (ImGui::Selectable(v.c_str(), v == now) && v != now) {
                 set(st, ptr, v);
