@@ -107,19 +107,19 @@ bool App::busy() const {
 void setup_style(float scale) {
     ImGuiIO& io = ImGui::GetIO();
     io.Fonts->Clear();
+#if VRAMCALC_UI_FONT_EMBEDDED
     ImFontConfig cfg;
     cfg.FontDataOwnedByAtlas = false;  // the data is a static array
-    if (kUiFontSize > 0) {
-        void* data = const_cast<unsigned char*>(kUiFontData);
-        io.Fonts->AddFontFromMemoryTTF(data, static_cast<int>(kUiFontSize), 17.0f * scale, &cfg);
-        io.Fonts->AddFontFromMemoryTTF(data, static_cast<int>(kUiFontSize), 24.0f * scale, &cfg);
-    } else {
-        ImFontConfig def;
-        def.SizePixels = 13.0f * scale;
-        io.Fonts->AddFontDefault(&def);
-        def.SizePixels = 20.0f * scale;
-        io.Fonts->AddFontDefault(&def);
-    }
+    void* data = const_cast<unsigned char*>(kUiFontData);
+    io.Fonts->AddFontFromMemoryTTF(data, static_cast<int>(kUiFontSize), 17.0f * scale, &cfg);
+    io.Fonts->AddFontFromMemoryTTF(data, static_cast<int>(kUiFontSize), 24.0f * scale, &cfg);
+#else  // built with VRAMCALC_UI_FONT empty
+    ImFontConfig def;
+    def.SizePixels = 13.0f * scale;
+    io.Fonts->AddFontDefault(&def);
+    def.SizePixels = 20.0f * scale;
+    io.Fonts->AddFontDefault(&def);
+#endif
     io.FontGlobalScale = 1.0f;
     io.ConfigInputTextCursorBlink = false;  // a blinking caret would need frames while idle
 
