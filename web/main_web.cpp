@@ -304,6 +304,23 @@ EMSCRIPTEN_KEEPALIVE double vramcalc_scroll_of(double x, double y) {
     const float scale = css_scale();
     return vramcalc::ui::scroll_y_at(ImVec2(static_cast<float>(x) * scale, static_cast<float>(y) * scale)) / scale;
 }
+EMSCRIPTEN_KEEPALIVE const char* vramcalc_active_text() {  // the text field being edited, empty when none
+    const ImGuiContext& g = *GImGui;
+    g_page.reply = ImGui::GetIO().WantTextInput && g.InputTextState.TextA.Size > 0 ? g.InputTextState.TextA.Data : "";
+    return g_page.reply.c_str();
+}
+// Tests: the centre of a control (by its focus label) in CSS pixels, "" when it was not drawn.
+EMSCRIPTEN_KEEPALIVE const char* vramcalc_control_at(const char* label) {
+    g_page.reply.clear();
+    if (!g_page.app || !label) return "";
+    const float scale = css_scale();
+    for (const auto& s : g_page.app->state().nav.collecting)  // the last frame drawn
+        if (s.label == label) {
+            g_page.reply = std::to_string((s.x0 + s.x1) * 0.5f / scale) + "," + std::to_string((s.y0 + s.y1) * 0.5f / scale);
+            break;
+        }
+    return g_page.reply.c_str();
+}
 EMSCRIPTEN_KEEPALIVE const char* vramcalc_embed_snippet() {
     g_page.reply = g_page.app ? vramcalc::ui::embed_snippet(g_page.app->state()) : "";
     return g_page.reply.c_str();

@@ -129,7 +129,9 @@ void GuiBill(AppState& st) {
             ImGui::TableNextColumn();
             ImGui::Text("%.1f %%", share);
             ImGui::TableNextColumn();
+            ImGui::PushTextWrapPos(0);  // wrapped in its column rather than cut off at the panel's edge
             ImGui::TextDisabled("%s", c.detail.c_str());
+            ImGui::PopTextWrapPos();
             if (ImGui::IsItemHovered()) {
                 ImGui::BeginTooltip();
                 ImGui::PushTextWrapPos(fs * 32);
@@ -180,7 +182,7 @@ void GuiFit(AppState& st) {
                     static_cast<long long>(b.max_context.value_or(0)));
     }
     ImGui::PopTextWrapPos();
-    auto rows = st.results.catalog;
+    const auto& rows = st.results.catalog;
     const float fs = ImGui::GetFontSize();
     const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
                                   ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp;
@@ -210,11 +212,18 @@ void GuiFit(AppState& st) {
                 default: return static_cast<double>(f.max_batch);
             }
         };
-        std::stable_sort(rows.begin(), rows.end(), [&](const CatalogFit& x, const CatalogFit& y) {
-            if (st.catalog_sort_column == 0) return st.catalog_sort_ascending ? x.gpu.name < y.gpu.name : x.gpu.name > y.gpu.name;
-            return st.catalog_sort_ascending ? key(x) < key(y) : key(x) > key(y);
+        // Ties keep the catalog's order (a plain sort on an index: smaller code than stable_sort).
+        std::vector<std::size_t> order(rows.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
+            const CatalogFit &x = rows[i], &y = rows[j];
+            if (st.catalog_sort_column == 0 && x.gpu.name != y.gpu.name)
+                return st.catalog_sort_ascending ? x.gpu.name < y.gpu.name : x.gpu.name > y.gpu.name;
+            if (st.catalog_sort_column != 0 && key(x) != key(y)) return st.catalog_sort_ascending ? key(x) < key(y) : key(x) > key(y);
+            return i < j;
         });
-        for (const auto& f : rows) {
+        for (std::size_t i : order) {
+            const CatalogFit& f = rows[i];
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::PushItemFlag(ImGuiItemFlags_NoTabStop, f.gpu.id != b.gpu.id);  // one Tab stop: the chosen GPU

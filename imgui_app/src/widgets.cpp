@@ -85,10 +85,7 @@ void SectionTitle(const char* text) {
 json current(const AppState& st, const std::string& ptr) {
     const json::json_pointer p(ptr);
     if (st.scenario.contains(p)) return st.scenario.at(p);
-    if (st.results.ok) {
-        const json normal = scenario_to_json(st.results.scenario);
-        if (normal.contains(p)) return normal.at(p);
-    }
+    if (st.results.ok && st.results.scenario_json.contains(p)) return st.results.scenario_json.at(p);  // once per change
     return nullptr;
 }
 

@@ -295,6 +295,40 @@ await check('a one-finger drag scrolls on a 390x844 phone (3x, touch)', async ()
   await p.close();
 });
 
+await check('on a phone a tap on a text field opens the keyboard, and what is typed reaches the field', async () => {
+  const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora', {width: 390, height: 844},
+                       {deviceScaleFactor: 3, hasTouch: true, isMobile: true});
+  await waitSummary(p, t => /GiB/.test(t));
+  await p.waitForTimeout(300);
+  const cdp = await p.context().newCDPSession(p);
+  const tap = async ([x, y]) => {
+    await cdp.send('Input.dispatchTouchEvent', {type: 'touchStart', touchPoints: [{x, y}]});
+    await cdp.send('Input.dispatchTouchEvent', {type: 'touchEnd', touchPoints: []});
+    await p.waitForTimeout(150);
+  };
+  const at = label => p.evaluate(l => window.vramcalcPage.controlAt(l), label);
+  const tree = await at('Choose another model');
+  assert(tree, 'the folded model list is not on the first screen');
+  await tap(tree);
+  const field = await at('##filter');
+  assert(field, 'a tap did not unfold the model list');
+  await tap(field);
+  assert(await p.evaluate(() => document.activeElement && document.activeElement.id) === 'text-input',
+         'no DOM input took the focus (the on-screen keyboard would not open)');
+  await p.keyboard.type('qwen');
+  await p.waitForTimeout(150);
+  assert(await p.evaluate(() => window.vramcalcPage.activeText()) === 'qwen', 'typed text: ' + await p.evaluate(() => window.vramcalcPage.activeText()));
+  await p.keyboard.press('Backspace');
+  await p.waitForTimeout(150);
+  assert(await p.evaluate(() => window.vramcalcPage.activeText()) === 'qwe', 'after backspace: ' + await p.evaluate(() => window.vramcalcPage.activeText()));
+  await p.keyboard.press('Enter');
+  await p.waitForTimeout(200);
+  assert(await p.evaluate(() => document.activeElement && document.activeElement.id) !== 'text-input', 'Enter left the keyboard open');
+  assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
+  await cdp.detach();
+  await p.close();
+});
+
 await check('an embedded 800x500 frame lets its host page scroll with the wheel over it', async () => {
   const host = await browser.newPage({viewport: {width: 1000, height: 700}});
   await host.goto(base + 'test-host.html');

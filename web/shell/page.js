@@ -244,6 +244,11 @@
     },
     framesDrawn: function () { return ready() ? Module._vramcalc_frames_drawn() : 0; },
     navFocus: function () { return ready() ? UTF8ToString(Module._vramcalc_nav_focus()) : ''; },  // tests: the focused control
+    activeText: function () { return ready() ? UTF8ToString(Module._vramcalc_active_text()) : ''; },
+    controlAt: function (label) {  // tests: [x, y] of a control's centre in CSS pixels, or null
+      var r = ready() ? Module.ccall('vramcalc_control_at', 'string', ['string'], [label]) : '';
+      return r ? r.split(',').map(Number) : null;
+    },
     embedSnippet: function () { return ready() ? UTF8ToString(Module._vramcalc_embed_snippet()) : ''; },
     scrollOf: function (x, y) { return ready() ? Module._vramcalc_scroll_of(x, y) : -1; },         // tests: the scroll of the window at x, y
     timeCatalogSolve: function (repeats) { return Module.ccall('vramcalc_time_catalog_solve', 'number', ['number'], [repeats || 20]); },

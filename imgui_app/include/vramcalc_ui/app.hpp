@@ -27,6 +27,7 @@ struct Results {
     Scenario scenario;
     Bill bill;
     nlohmann::json bill_json;
+    nlohmann::json scenario_json;       // the scenario with every default filled in (what the widgets show)
     std::vector<CatalogFit> catalog;    // the whole GPU catalog
     std::vector<Advice> advice;
     struct Point { double x, device_gib; };
