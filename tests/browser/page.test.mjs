@@ -149,6 +149,10 @@ await check('the JS API gives the same bill JSON as the CLI', async () => {
 await check('the JS API reports bad scenarios as errors naming the field', async () => {
   const msg = await page.evaluate(() => { try { window.vramcalc.estimate({model: 'no-such-model'}); return 'no error'; } catch (e) { return e.message; } });
   assert(/model/.test(msg), msg);
+  // JSON text that does not parse is an error too, and the page lives on (a build that compiled the UI
+  // without exception support aborted here).
+  const bad = await page.evaluate(() => { try { window.vramcalc.estimate('{bad json'); return 'no error'; } catch (e) { return e.message; } });
+  assert(/not valid JSON/.test(bad), 'bad JSON text: ' + bad);
   const cat = await page.evaluate(() => window.vramcalc.solveCatalog({model: 'llama-3.1-8b', method: 'lora'}));
   assert(cat.length >= 20 && cat.every(r => typeof r.max_batch === 'number'), 'catalog rows: ' + cat.length);
 });
