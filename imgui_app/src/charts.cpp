@@ -68,7 +68,8 @@ void StackedBar(const Bill& bill, double target_utilization, float height) {
         ImGui::EndTooltip();
     }
     ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("solid line: GPU capacity %s; dashed: target %.0f %%", gib(bill.gpu.memory_bytes).c_str(),
+    // A no-break space (U+00A0, in the UI font) keeps "90 %" on one line when it wraps.
+    ImGui::TextDisabled("solid line: GPU capacity %s; dashed: target %.0f\u00a0%%", gib(bill.gpu.memory_bytes).c_str(),
                         target_utilization * 100);
     ImGui::PopTextWrapPos();
 }

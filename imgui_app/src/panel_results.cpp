@@ -62,9 +62,9 @@ void GuiVerdict(AppState& st) {
     const double pct = 100.0 * static_cast<double>(b.device_bytes) / static_cast<double>(b.gpu.memory_bytes);
     char line[256];
     if (fit == Fit::within_target)
-        std::snprintf(line, sizeof line, "Fits: %s of %s per GPU (%.0f %%)", gib(b.device_bytes, 1).c_str(), gib(b.gpu.memory_bytes, 1).c_str(), pct);
+        std::snprintf(line, sizeof line, "Fits: %s of %s per GPU (%.0f\u00a0%%)", gib(b.device_bytes, 1).c_str(), gib(b.gpu.memory_bytes, 1).c_str(), pct);
     else if (fit == Fit::above_target)
-        std::snprintf(line, sizeof line, "Fits, above the %.0f %% target: %s of %s per GPU (%.0f %%)", target * 100,
+        std::snprintf(line, sizeof line, "Fits, above the %.0f\u00a0%% target: %s of %s per GPU (%.0f\u00a0%%)", target * 100,
                       gib(b.device_bytes, 1).c_str(), gib(b.gpu.memory_bytes, 1).c_str(), pct);
     else
         std::snprintf(line, sizeof line, "Does not fit: %s over the %s of the %s", gib(-room, 1).c_str(), gib(b.gpu.memory_bytes, 1).c_str(),
