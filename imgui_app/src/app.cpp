@@ -135,6 +135,7 @@ void recompute(AppState& st) {
     r.scenario = *sc;
     r.bill = estimate(r.scenario);
     r.bill_json = bill_to_json(r.bill);
+    r.scenario_json = scenario_to_json(r.scenario);
     r.catalog = solve_catalog(r.scenario, st.catalog->gpus());
     r.advice = advise(st.scenario, *st.catalog);
 

@@ -67,8 +67,11 @@ void StackedBar(const Bill& bill, double target_utilization, float height) {
         ImGui::PopTextWrapPos();
         ImGui::EndTooltip();
     }
-    ImGui::TextDisabled("solid line: GPU capacity %s; dashed: target %.0f %%", gib(bill.gpu.memory_bytes).c_str(),
+    ImGui::PushTextWrapPos(0);
+    // A no-break space (U+00A0, in the UI font) keeps "90 %" on one line when it wraps.
+    ImGui::TextDisabled("solid line: GPU capacity %s; dashed: target %.0f\u00a0%%", gib(bill.gpu.memory_bytes).c_str(),
                         target_utilization * 100);
+    ImGui::PopTextWrapPos();
 }
 
 void LineChart(const char* id, const Series& s, const char* x_label, double capacity_gib, double target_gib, bool log2_x,

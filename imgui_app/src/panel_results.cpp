@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include <imgui_internal.h>  // PushItemFlag (Tab stops)
+
 #include "ui.hpp"
 #include "vramcalc/units.hpp"
 
@@ -11,7 +13,7 @@ using json = nlohmann::json;
 
 namespace {
 
-const ImVec4 kGreen(0.16f, 0.56f, 0.24f, 1.0f), kRed(0.80f, 0.16f, 0.14f, 1.0f);
+const ImVec4 kRed = fit_color(Fit::no);
 
 void problems_box(const AppState& st) {
     ImGui::PushStyleColor(ImGuiCol_Text, kRed);
@@ -23,6 +25,22 @@ void problems_box(const AppState& st) {
 }
 
 }  // namespace
+
+Fit fit_of(std::int64_t device_bytes, std::int64_t capacity_bytes, double target) {
+    if (device_bytes > capacity_bytes) return Fit::no;
+    return static_cast<double>(device_bytes) <= target * static_cast<double>(capacity_bytes) ? Fit::within_target : Fit::above_target;
+}
+
+ImVec4 fit_color(Fit f) {
+    switch (f) {
+        case Fit::within_target: return ImVec4(0.09f, 0.42f, 0.18f, 1.0f);  // #176b2f: 6.6:1 on white
+        case Fit::above_target: return ImVec4(0.54f, 0.35f, 0.0f, 1.0f);    // #8a5a00: 5.9:1 on white
+        case Fit::no: break;
+    }
+    return ImVec4(0.70f, 0.15f, 0.12f, 1.0f);                               // #b3261e: 6.5:1 on white
+}
+
+const char* fit_word(Fit f) { return f == Fit::within_target ? "yes" : f == Fit::above_target ? "tight" : "no"; }
 
 void GuiVerdict(AppState& st) {
     if (!st.load_error.empty()) {
@@ -39,15 +57,24 @@ void GuiVerdict(AppState& st) {
     }
     const Bill& b = st.results.bill;
     const std::int64_t room = b.gpu.memory_bytes - b.device_bytes;
+    const double target = st.results.scenario.target_utilization;
+    const Fit fit = fit_of(b.device_bytes, b.gpu.memory_bytes, target);
+    const double pct = 100.0 * static_cast<double>(b.device_bytes) / static_cast<double>(b.gpu.memory_bytes);
+    char line[256];
+    if (fit == Fit::within_target)
+        std::snprintf(line, sizeof line, "Fits: %s of %s per GPU (%.0f\u00a0%%)", gib(b.device_bytes, 1).c_str(), gib(b.gpu.memory_bytes, 1).c_str(), pct);
+    else if (fit == Fit::above_target)
+        std::snprintf(line, sizeof line, "Fits, above the %.0f\u00a0%% target: %s of %s per GPU (%.0f\u00a0%%)", target * 100,
+                      gib(b.device_bytes, 1).c_str(), gib(b.gpu.memory_bytes, 1).c_str(), pct);
+    else
+        std::snprintf(line, sizeof line, "Does not fit: %s over the %s of the %s", gib(-room, 1).c_str(), gib(b.gpu.memory_bytes, 1).c_str(),
+                      b.gpu.name.c_str());
     ImFont* big = ImGui::GetIO().Fonts->Fonts.Size > 1 ? ImGui::GetIO().Fonts->Fonts[1] : nullptr;
     if (big) ImGui::PushFont(big);
-    ImGui::PushStyleColor(ImGuiCol_Text, b.fits ? kGreen : kRed);
-    if (b.fits)
-        ImGui::Text("Fits: %s of %s per GPU (%.0f %%)", gib(b.device_bytes, 1).c_str(), gib(b.gpu.memory_bytes, 1).c_str(),
-                    100.0 * static_cast<double>(b.device_bytes) / static_cast<double>(b.gpu.memory_bytes));
-    else
-        ImGui::Text("Does not fit: %s over the %s of the %s", gib(-room, 1).c_str(), gib(b.gpu.memory_bytes, 1).c_str(),
-                    b.gpu.name.c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, fit_color(fit));
+    ImGui::PushTextWrapPos(0);  // a phone's width wraps it rather than cutting it off
+    ImGui::TextUnformatted(line);
+    ImGui::PopTextWrapPos();
     ImGui::PopStyleColor();
     if (big) ImGui::PopFont();
     ImGui::PushTextWrapPos(0);
@@ -56,33 +83,55 @@ void GuiVerdict(AppState& st) {
                         st.results.scenario.workload == Workload::train ? "training" : "inference");
     ImGui::PopTextWrapPos();
     StackedBar(b, st.results.scenario.target_utilization, ImGui::GetFontSize() * 1.8f);
-    for (const auto& wmsg : b.warnings) ImGui::TextColored(ImVec4(0.75f, 0.5f, 0.0f, 1.0f), "note: %s", wmsg.c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, fit_color(Fit::above_target));
+    ImGui::PushTextWrapPos(0);
+    for (const auto& wmsg : b.warnings) ImGui::Text("note: %s", wmsg.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
 }
 
 void GuiBill(AppState& st) {
     if (!st.results.ok) return;
     const Bill& b = st.results.bill;
     const float fs = ImGui::GetFontSize();
-    if (ImGui::BeginTable("bill", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
-        ImGui::TableSetupColumn("component", ImGuiTableColumnFlags_WidthFixed, fs * 9);
+    // Narrow (a phone, a small frame): two columns, the "how it is computed" text wrapped under each name.
+    const bool compact = st.narrow || (st.embed && ImGui::GetContentRegionAvail().x < fs * 45);
+    if (ImGui::BeginTable("bill", compact ? 2 : 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
+        ImGui::TableSetupColumn("component", compact ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed, fs * 9);
         ImGui::TableSetupColumn("GiB", ImGuiTableColumnFlags_WidthFixed, fs * 5);
-        ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed, fs * 4);
-        ImGui::TableSetupColumn("how it is computed");
+        if (!compact) {
+            ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed, fs * 4);
+            ImGui::TableSetupColumn("how it is computed");
+        }
         ImGui::TableHeadersRow();
         for (const auto& c : b.components) {
+            const double share = 100.0 * static_cast<double>(c.bytes) / std::max<double>(1, static_cast<double>(b.device_bytes));
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::ColorButton(("##c" + c.id).c_str(), ImGui::ColorConvertU32ToFloat4(component_color(c.id)),
-                               ImGuiColorEditFlags_NoTooltip, ImVec2(fs * 0.7f, fs * 0.7f));
-            ImGui::SameLine();
+            const ImVec2 at = ImGui::GetCursorScreenPos();
+            const float dot = fs * 0.7f, pad = (ImGui::GetTextLineHeight() - dot) * 0.5f, indent = dot + ImGui::GetStyle().ItemInnerSpacing.x;
+            ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + pad), ImVec2(at.x + dot, at.y + pad + dot), component_color(c.id), 2);
+            ImGui::Indent(indent);
             ImGui::TextUnformatted(c.id.c_str());
+            if (compact) {
+                ImGui::PushTextWrapPos(0);
+                ImGui::TextDisabled("%s", c.detail.c_str());
+                ImGui::PopTextWrapPos();
+            }
+            ImGui::Unindent(indent);
             ImGui::TableNextColumn();
             ImGui::Text("%.2f", static_cast<double>(c.bytes) / kGiB);
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s bytes", format_count(c.bytes).c_str());
+            if (compact) {
+                ImGui::TextDisabled("%.1f %%", share);
+                continue;
+            }
             ImGui::TableNextColumn();
-            ImGui::Text("%.1f %%", 100.0 * static_cast<double>(c.bytes) / std::max<double>(1, static_cast<double>(b.device_bytes)));
+            ImGui::Text("%.1f %%", share);
             ImGui::TableNextColumn();
+            ImGui::PushTextWrapPos(0);  // wrapped in its column rather than cut off at the panel's edge
             ImGui::TextDisabled("%s", c.detail.c_str());
+            ImGui::PopTextWrapPos();
             if (ImGui::IsItemHovered()) {
                 ImGui::BeginTooltip();
                 ImGui::PushTextWrapPos(fs * 32);
@@ -94,6 +143,7 @@ void GuiBill(AppState& st) {
         ImGui::EndTable();
     }
     ImGui::Spacing();
+    ImGui::PushTextWrapPos(0);
     ImGui::Text("Peak allocated %s  |  reserved %s  |  device %s", gib(b.peak_allocated_bytes).c_str(),
                 gib(b.peak_reserved_bytes).c_str(), gib(b.device_bytes).c_str());
     ImGui::TextDisabled("= torch.cuda.max_memory_allocated() / max_memory_reserved() / nvidia-smi; peak during %s",
@@ -111,6 +161,7 @@ void GuiBill(AppState& st) {
         ImGui::SameLine();
         ImGui::TextDisabled("%s", bj.value("rule_of_thumb_formula", std::string()).c_str());
     }
+    ImGui::PopTextWrapPos();
 }
 
 void GuiFit(AppState& st) {
@@ -118,6 +169,7 @@ void GuiFit(AppState& st) {
     const Bill& b = st.results.bill;
     const bool train = st.results.scenario.workload == Workload::train;
     const double util = st.results.scenario.target_utilization;
+    ImGui::PushTextWrapPos(0);
     if (train) {
         ImGui::Text("Largest micro-batch on the %s at %.0f %%: %lld", b.gpu.name.c_str(), util * 100,
                     static_cast<long long>(b.max_micro_batch.value_or(0)));
@@ -129,18 +181,23 @@ void GuiFit(AppState& st) {
         ImGui::Text("Longest context at batch %lld: %lld tokens", static_cast<long long>(st.results.scenario.batch),
                     static_cast<long long>(b.max_context.value_or(0)));
     }
-    auto rows = st.results.catalog;
+    ImGui::PopTextWrapPos();
+    const auto& rows = st.results.catalog;
     const float fs = ImGui::GetFontSize();
     const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
                                   ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp;
-    if (ImGui::BeginTable("catalog", 6, flags, ImVec2(0, fs * 14))) {
+    // Narrow: the GPU's name, whether it fits and the largest batch (the other columns start hidden).
+    const ImGuiTableColumnFlags extra = st.narrow ? ImGuiTableColumnFlags_DefaultHide : 0;
+    if (ImGui::BeginTable(st.narrow ? "catalog_narrow" : "catalog", 6, flags | (st.narrow ? ImGuiTableFlags_Hideable : 0), ImVec2(0, fs * 14))) {
         ImGui::TableSetupScrollFreeze(0, 1);
         ImGui::TableSetupColumn("GPU", ImGuiTableColumnFlags_WidthStretch);
-        ImGui::TableSetupColumn("memory GiB", ImGuiTableColumnFlags_WidthFixed, fs * 6.5f);
-        ImGui::TableSetupColumn("fits", ImGuiTableColumnFlags_WidthFixed, fs * 2.5f);
-        ImGui::TableSetupColumn("needs GiB", ImGuiTableColumnFlags_WidthFixed, fs * 5);
-        ImGui::TableSetupColumn(train ? "max micro-batch" : "max batch", ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending, fs * 7.5f);
-        ImGui::TableSetupColumn(train ? "max seq" : "max context", ImGuiTableColumnFlags_WidthFixed, fs * 5.5f);
+        ImGui::TableSetupColumn("memory GiB", ImGuiTableColumnFlags_WidthFixed | extra, fs * 6.5f);
+        ImGui::TableSetupColumn("fits", ImGuiTableColumnFlags_WidthFixed, fs * 3);
+        ImGui::TableSetupColumn("needs GiB", ImGuiTableColumnFlags_WidthFixed | extra, fs * 5);
+        ImGui::TableSetupColumn(train ? (st.narrow ? "max batch" : "max micro-batch") : "max batch",
+                                ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending,
+                                fs * (st.narrow ? 5 : 7.5f));
+        ImGui::TableSetupColumn(train ? "max seq" : "max context", ImGuiTableColumnFlags_WidthFixed | extra, fs * 5.5f);
         ImGui::TableHeadersRow();
         if (ImGuiTableSortSpecs* spec = ImGui::TableGetSortSpecs(); spec && spec->SpecsCount > 0) {
             st.catalog_sort_column = spec->Specs[0].ColumnIndex;
@@ -155,19 +212,29 @@ void GuiFit(AppState& st) {
                 default: return static_cast<double>(f.max_batch);
             }
         };
-        std::stable_sort(rows.begin(), rows.end(), [&](const CatalogFit& x, const CatalogFit& y) {
-            if (st.catalog_sort_column == 0) return st.catalog_sort_ascending ? x.gpu.name < y.gpu.name : x.gpu.name > y.gpu.name;
-            return st.catalog_sort_ascending ? key(x) < key(y) : key(x) > key(y);
+        // Ties keep the catalog's order (a plain sort on an index: smaller code than stable_sort).
+        std::vector<std::size_t> order(rows.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
+            const CatalogFit &x = rows[i], &y = rows[j];
+            if (st.catalog_sort_column == 0 && x.gpu.name != y.gpu.name)
+                return st.catalog_sort_ascending ? x.gpu.name < y.gpu.name : x.gpu.name > y.gpu.name;
+            if (st.catalog_sort_column != 0 && key(x) != key(y)) return st.catalog_sort_ascending ? key(x) < key(y) : key(x) > key(y);
+            return i < j;
         });
-        for (const auto& f : rows) {
+        for (std::size_t i : order) {
+            const CatalogFit& f = rows[i];
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
+            ImGui::PushItemFlag(ImGuiItemFlags_NoTabStop, f.gpu.id != b.gpu.id);  // one Tab stop: the chosen GPU
             if (ImGui::Selectable((f.gpu.name + "##" + f.gpu.id).c_str(), f.gpu.id == b.gpu.id, ImGuiSelectableFlags_SpanAllColumns))
                 widgets::set(st, "/gpu", f.gpu.id);
+            ImGui::PopItemFlag();
             ImGui::TableNextColumn();
             ImGui::Text("%.1f", static_cast<double>(f.gpu.memory_bytes) / kGiB);
             ImGui::TableNextColumn();
-            ImGui::TextColored(f.fits ? kGreen : kRed, "%s", f.fits ? "yes" : "no");
+            const Fit fit = fit_of(f.device_bytes, f.gpu.memory_bytes, util);
+            ImGui::TextColored(fit_color(fit), "%s", fit_word(fit));
             ImGui::TableNextColumn();
             ImGui::Text("%.1f", static_cast<double>(f.device_bytes) / kGiB);
             ImGui::TableNextColumn();
@@ -177,7 +244,10 @@ void GuiFit(AppState& st) {
         }
         ImGui::EndTable();
     }
-    ImGui::TextDisabled("Click a GPU to choose it. Needs GiB: at this scenario's batch; max: within the target utilisation.");
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("Click a GPU to choose it. Fits: yes within the %.0f %% target, tight above it. Needs GiB: at this "
+                        "scenario's batch; max: within the target utilisation.", util * 100);
+    ImGui::PopTextWrapPos();
 }
 
 void GuiCharts(AppState& st) {
@@ -241,7 +311,8 @@ void GuiAdvisor(AppState& st) {
             ImGui::TableNextColumn();
             ImGui::Text("%s", gib(a.saving_bytes, 1).c_str());
             ImGui::TableNextColumn();
-            ImGui::TextColored(a.fits ? kGreen : kRed, "%s %s", gib(a.device_bytes, 1).c_str(), a.fits ? "fits" : "no");
+            const Fit fit = fit_of(a.device_bytes, st.results.bill.gpu.memory_bytes, st.results.scenario.target_utilization);
+            ImGui::TextColored(fit_color(fit), "%s %s", gib(a.device_bytes, 1).c_str(), fit == Fit::within_target ? "fits" : fit == Fit::above_target ? "tight" : "no");
             ImGui::TableNextColumn();
             ImGui::Text("%lld", static_cast<long long>(a.max_batch));
             ImGui::TableNextColumn();

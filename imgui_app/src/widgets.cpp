@@ -85,10 +85,7 @@ void SectionTitle(const char* text) {
 json current(const AppState& st, const std::string& ptr) {
     const json::json_pointer p(ptr);
     if (st.scenario.contains(p)) return st.scenario.at(p);
-    if (st.results.ok) {
-        const json normal = scenario_to_json(st.results.scenario);
-        if (normal.contains(p)) return normal.at(p);
-    }
+    if (st.results.ok && st.results.scenario_json.contains(p)) return st.results.scenario_json.at(p);  // once per change
     return nullptr;
 }
 
@@ -118,7 +115,9 @@ bool Enum(AppState& st, const char* label, const std::string& ptr, const std::ve
     label_column(label, ptr);
     bool changed = false;
     ImGui::PushID(ptr.c_str());
-    if (ImGui::BeginCombo("##v", now.c_str())) {
+    const bool open = ImGui::BeginCombo("##v", now.c_str());
+    if (!open) name_last_item(st, label);
+    if (open) {
         for (const auto& v : values) {
             if (ImGui::Selectable(v.c_str(), v == now) && v != now) {
                 set(st, ptr, v);
