@@ -6,6 +6,7 @@
 #include <imgui_internal.h>  // PushItemFlag (Tab stops)
 
 #include "ui.hpp"
+#include "vramcalc/scenario_keys.hpp"
 
 #include <misc/cpp/imgui_stdlib.h>  // after imgui.h (it does not include it)
 #include "vramcalc/scenario_json.hpp"
@@ -161,8 +162,7 @@ void GuiWorkload(AppState& st) {
     if (ImGui::RadioButton("Inference", !train) && train) w::set(st, "/workload", "infer");
     w::Help("workload");
 
-    const std::vector<std::string> frameworks = train ? std::vector<std::string>{"hf", "torchtune", "litgpt", "deepspeed", "megatron"}
-                                                      : std::vector<std::string>{"hf", "vllm", "llama.cpp"};
+    const std::vector<std::string> frameworks = frameworks_for(train ? Workload::train : Workload::infer);  // the core's list
     w::Enum(st, "Framework", "/framework", frameworks);
     if (train) {
         w::SectionTitle("What trains");

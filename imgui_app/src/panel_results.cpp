@@ -1,10 +1,13 @@
 // The answer: verdict, the bill, what fits where, curves, and what to change.
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdio>
 
 #include <imgui_internal.h>  // PushItemFlag (Tab stops)
 
 #include "ui.hpp"
+#include "vramcalc/bill_format.hpp"
 #include "vramcalc/units.hpp"
 
 namespace vramcalc::ui {
@@ -27,9 +30,79 @@ void problems_box(const AppState& st) {
 }  // namespace
 
 Fit fit_of(std::int64_t device_bytes, std::int64_t capacity_bytes, double target) {
-    if (device_bytes > capacity_bytes) return Fit::no;
-    return static_cast<double>(device_bytes) <= target * static_cast<double>(capacity_bytes) ? Fit::within_target : Fit::above_target;
+    switch (verdict_for(device_bytes, capacity_bytes, target)) {  // the core's rule (bill_format.hpp)
+        case Verdict::fits: return Fit::within_target;
+        case Verdict::fits_above_target: return Fit::above_target;
+        case Verdict::does_not_fit: break;
+    }
+    return Fit::no;
 }
+
+namespace {
+
+Fit fit_of_bill(const Bill& b) {
+    const Verdict v = verdict_of(b);
+    return v == Verdict::fits ? Fit::within_target : v == Verdict::fits_above_target ? Fit::above_target : Fit::no;
+}
+
+// "31 % slower", "same speed", "" (no estimate): an advice row's time price.
+std::string price_text(double ratio) {
+    if (ratio <= 0) return "";
+    if (std::fabs(ratio - 1) < 0.005) return "same speed";
+    char buf[48];
+    std::snprintf(buf, sizeof buf, ratio > 1 ? "%.0f\u00a0%% faster" : "%.0f\u00a0%% slower", std::fabs(ratio - 1) * 100);
+    return buf;
+}
+
+// The speed line under the verdict (Bill::speed).
+void speed_line(const Bill& b) {
+    if (!b.speed) return;
+    const Speed& s = *b.speed;
+    ImGui::PushTextWrapPos(0);
+    if (s.step_s > 0)
+        ImGui::TextDisabled("Time: %.3g s per optimizer step, %.0f tokens/s per GPU (%s-bound; %s).", s.step_s, s.tokens_per_s_per_gpu,
+                            s.bound.c_str(), s.basis.c_str());
+    else if (s.decode_s_per_token > 0)
+        ImGui::TextDisabled("Speed: %.1f tokens/s per sequence, %.0f for the batch%s (%s-bound; %s).", s.tokens_per_s_per_sequence,
+                            s.tokens_per_s,
+                            s.tokens_per_s_at_max_concurrency > 0
+                                ? (", " + std::to_string(static_cast<long long>(s.tokens_per_s_at_max_concurrency)) +
+                                   " at the most sequences that fit").c_str()
+                                : "",
+                            s.bound.c_str(), s.basis.c_str());
+    ImGui::PopTextWrapPos();
+}
+
+// The fix beside the verdict: the best changes that fit, with their result and Apply.
+void quick_fixes(AppState& st) {
+    const AdvicePlan& plan = st.results.advice;
+    if (verdict_of(st.results.bill) == Verdict::fits) return;
+    json chosen;
+    int shown = 0;
+    for (std::size_t i = 0; i < plan.ranked.size() && shown < 3; ++i) {
+        const Advice& a = plan.ranked[i];
+        if (!a.within_target && !a.fits) continue;
+        ++shown;
+        ImGui::PushID(static_cast<int>(i) + 1000);
+        if (ImGui::SmallButton("Apply")) chosen = a.patch;
+        ImGui::PopID();
+        ImGui::SameLine();
+        const Fit fit = fit_of(a.device_bytes, st.results.bill.gpu.memory_bytes, st.results.scenario.target_utilization);
+        ImGui::PushTextWrapPos(0);
+        const std::string price = price_text(a.speed_ratio);
+        ImGui::TextColored(fit_color(fit), "%s: %s, largest batch %lld%s%s", a.title.c_str(), gib(a.device_bytes, 1).c_str(),
+                           static_cast<long long>(a.max_batch), price.empty() ? "" : ", ", price.c_str());
+        ImGui::PopTextWrapPos();
+    }
+    if (shown == 0 && !plan.note.empty()) {
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextColored(fit_color(Fit::no), "%s", plan.note.c_str());
+        ImGui::PopTextWrapPos();
+    }
+    if (!chosen.is_null()) apply_patch(st, chosen);
+}
+
+}  // namespace
 
 ImVec4 fit_color(Fit f) {
     switch (f) {
@@ -56,24 +129,16 @@ void GuiVerdict(AppState& st) {
         return;
     }
     const Bill& b = st.results.bill;
-    const std::int64_t room = b.gpu.memory_bytes - b.device_bytes;
-    const double target = st.results.scenario.target_utilization;
-    const Fit fit = fit_of(b.device_bytes, b.gpu.memory_bytes, target);
-    const double pct = 100.0 * static_cast<double>(b.device_bytes) / static_cast<double>(b.gpu.memory_bytes);
-    char line[256];
-    if (fit == Fit::within_target)
-        std::snprintf(line, sizeof line, "Fits: %s of %s per GPU (%.0f\u00a0%%)", gib(b.device_bytes, 1).c_str(), gib(b.gpu.memory_bytes, 1).c_str(), pct);
-    else if (fit == Fit::above_target)
-        std::snprintf(line, sizeof line, "Fits, above the %.0f\u00a0%% target: %s of %s per GPU (%.0f\u00a0%%)", target * 100,
-                      gib(b.device_bytes, 1).c_str(), gib(b.gpu.memory_bytes, 1).c_str(), pct);
-    else
-        std::snprintf(line, sizeof line, "Does not fit: %s over the %s of the %s", gib(-room, 1).c_str(), gib(b.gpu.memory_bytes, 1).c_str(),
-                      b.gpu.name.c_str());
+    const Fit fit = fit_of_bill(b);
+    // The core's one phrasing of the verdict (bill_format.hpp), capitalised, then the figures.
+    std::string line = verdict_sentence(b);
+    if (!line.empty()) line[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(line[0])));
+    line += " (" + gib(b.device_bytes, 1) + " of " + gib(b.gpu.memory_bytes, 1) + " per GPU)";
     ImFont* big = ImGui::GetIO().Fonts->Fonts.Size > 1 ? ImGui::GetIO().Fonts->Fonts[1] : nullptr;
     if (big) ImGui::PushFont(big);
     ImGui::PushStyleColor(ImGuiCol_Text, fit_color(fit));
     ImGui::PushTextWrapPos(0);  // a phone's width wraps it rather than cutting it off
-    ImGui::TextUnformatted(line);
+    ImGui::TextUnformatted(line.c_str());
     ImGui::PopTextWrapPos();
     ImGui::PopStyleColor();
     if (big) ImGui::PopFont();
@@ -83,9 +148,12 @@ void GuiVerdict(AppState& st) {
                         st.results.scenario.workload == Workload::train ? "training" : "inference");
     ImGui::PopTextWrapPos();
     StackedBar(b, st.results.scenario.target_utilization, ImGui::GetFontSize() * 1.8f);
+    quick_fixes(st);
+    speed_line(b);
     ImGui::PushStyleColor(ImGuiCol_Text, fit_color(Fit::above_target));
     ImGui::PushTextWrapPos(0);
-    for (const auto& wmsg : b.warnings) ImGui::Text("note: %s", wmsg.c_str());
+    for (const auto& wmsg : b.warnings) ImGui::Text("warning: %s", wmsg.c_str());
+    for (const auto& n : b.notes) ImGui::TextDisabled("note: %s", n.c_str());
     ImGui::PopTextWrapPos();
     ImGui::PopStyleColor();
 }
@@ -255,11 +323,11 @@ void GuiCharts(AppState& st) {
     const auto& r = st.results;
     const bool train = r.scenario.workload == Workload::train;
     const double cap = static_cast<double>(r.bill.gpu.memory_bytes) / kGiB;
-    auto series = [](const std::vector<Results::Point>& pts) {
+    auto series = [](const std::vector<CurvePoint>& pts) {
         Series s;
         for (const auto& p : pts) {
-            s.x.push_back(p.x);
-            s.y.push_back(p.device_gib);
+            s.x.push_back(static_cast<double>(p.x));
+            s.y.push_back(static_cast<double>(p.device_bytes) / kGiB);
         }
         return s;
     };
@@ -267,16 +335,16 @@ void GuiCharts(AppState& st) {
     const bool side = ImGui::GetContentRegionAvail().x > fs * 40;
     const float half = side ? (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f : 0;
     const double target = cap * r.scenario.target_utilization;
-    auto chart = [&](const char* id, const char* title, const std::vector<Results::Point>& pts, const char* x_label, double own) {
+    auto chart = [&](const char* id, const char* title, const std::vector<CurvePoint>& pts, const char* x_label, double own) {
         ImGui::BeginChild(id, ImVec2(half, fs * 12.5f), false);
         ImGui::Text("Memory per GPU against %s", title);
         LineChart(id, series(pts), x_label, cap, target, true, fs * 10.5f, own);
         ImGui::EndChild();
     };
-    chart("by_batch", train ? "micro-batch" : "batch", r.by_batch, train ? "micro-batch" : "batch",
+    chart("by_batch", train ? "micro-batch" : "batch", r.curves.by_batch, train ? "micro-batch" : "batch",
           static_cast<double>(train ? r.scenario.micro_batch : r.scenario.batch));
     if (side) ImGui::SameLine();
-    chart("by_seq", train ? "sequence length" : "prompt length", r.by_seq, train ? "seq_len" : "prompt_len",
+    chart("by_seq", train ? "sequence length" : "prompt length", r.curves.by_length, train ? "seq_len" : "prompt_len",
           static_cast<double>(train ? r.scenario.seq_len : r.scenario.prompt_len));
     if (train && !r.bill.timeline.empty()) {
         ImGui::Text("One training step, allocated memory event by event");
@@ -286,16 +354,22 @@ void GuiCharts(AppState& st) {
 
 void GuiAdvisor(AppState& st) {
     if (!st.results.ok) return;
-    const auto& advice = st.results.advice;
+    const auto& advice = st.results.advice.ranked;
     if (advice.empty()) {
-        ImGui::TextDisabled("No single change saves memory here.");
+        ImGui::TextDisabled("No change saves memory here.");
         return;
+    }
+    if (!st.results.advice.note.empty()) {
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextColored(fit_color(Fit::no), "%s", st.results.advice.note.c_str());
+        ImGui::PopTextWrapPos();
     }
     const float fs = ImGui::GetFontSize();
     ImGui::TextDisabled(st.results.bill.fits ? "Changes that free memory (for a larger batch), each computed by the estimator:"
                                              : "Changes that would make it fit, each computed by the estimator:");
-    if (ImGui::BeginTable("advice", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
+    if (ImGui::BeginTable("advice", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
         ImGui::TableSetupColumn("change", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn("time", ImGuiTableColumnFlags_WidthFixed, fs * 6);
         ImGui::TableSetupColumn("saves", ImGuiTableColumnFlags_WidthFixed, fs * 5.5f);
         ImGui::TableSetupColumn("then", ImGuiTableColumnFlags_WidthFixed, fs * 8.5f);
         ImGui::TableSetupColumn("max batch", ImGuiTableColumnFlags_WidthFixed, fs * 5);
@@ -308,6 +382,8 @@ void GuiAdvisor(AppState& st) {
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(a.title.c_str());
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\nchanges: %s", a.why.c_str(), a.patch.dump().c_str());
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(price_text(a.speed_ratio).c_str());
             ImGui::TableNextColumn();
             ImGui::Text("%s", gib(a.saving_bytes, 1).c_str());
             ImGui::TableNextColumn();

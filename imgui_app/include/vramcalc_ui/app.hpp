@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vramcalc/advice.hpp"
+#include "vramcalc/curves.hpp"
 #include "vramcalc/bill.hpp"
 #include "vramcalc/catalog.hpp"
 #include "vramcalc/estimate.hpp"
@@ -29,9 +30,8 @@ struct Results {
     nlohmann::json bill_json;
     nlohmann::json scenario_json;       // the scenario with every default filled in (what the widgets show)
     std::vector<CatalogFit> catalog;    // the whole GPU catalog
-    std::vector<Advice> advice;
-    struct Point { double x, device_gib; };
-    std::vector<Point> by_batch, by_seq;  // memory against micro-batch / batch and against sequence length
+    AdvicePlan advice;                  // ranked changes (core advisor), with the note when nothing fits
+    MemoryCurves curves;                // memory against micro-batch / batch and against sequence length (core)
     double compute_ms = 0;              // time of the last recompute, shown in the footer
 };
 
