@@ -15,6 +15,21 @@ namespace vramcalc {
 
 using detail::json;
 
+namespace detail {
+
+std::optional<Bill> estimate_entry(const json& scenario, const Catalog& cat, EntryResult& r, Scenario* sc) {
+    auto read = scenario_from_json(scenario, cat);
+    if (!read.ok()) {
+        r.status = "error";
+        r.message = read.error_text();
+        return std::nullopt;
+    }
+    if (sc) *sc = *read.value;
+    return estimate(*read.value);
+}
+
+}  // namespace detail
+
 namespace {
 
 // Compare at the precision the source printed: round both to the decimals of the expected figure.
@@ -89,17 +104,14 @@ EntryResult run_measured(const json& e, const std::string& id, const Catalog& ca
         r.message = e.value("why", "the source does not give enough settings");
         return r;
     }
-    auto sc = scenario_from_json(e["scenario"], cat);
-    if (!sc.ok()) {
-        r.status = "error";
-        r.message = sc.error_text();
-        return r;
-    }
-    const Bill b = estimate(*sc);
+    Scenario scenario;
+    const auto estimated = detail::estimate_entry(e["scenario"], cat, r, &scenario);
+    if (!estimated) return r;
+    const Bill& b = *estimated;
     const json& m = e["measured"];
-    if (m.is_object() && m.contains("value") && m["value"].is_number()) return run_throughput(m, b, *sc, r);
+    if (m.is_object() && m.contains("value") && m["value"].is_number()) return run_throughput(m, b, scenario, r);
     const bool per_gpu = e.value("per_gpu", true);
-    const double gpus = per_gpu ? 1.0 : static_cast<double>(sc->num_gpus);
+    const double gpus = per_gpu ? 1.0 : static_cast<double>(scenario.num_gpus);
     if (m.is_object() && m.value("oom", false)) {
         r.metric = "oom";
         r.estimated = static_cast<double>(b.device_bytes);
