@@ -28,6 +28,9 @@
       for (var i = 0; i < types.length; ++i) {
         if (types[i] !== 'string') { raw.push(args[i]); rawTypes.push(types[i]); continue; }
         var s = args[i] == null ? '' : String(args[i]);
+        // A lone surrogate is not Unicode: Emscripten 3.1.6's stringToUTF8 pairs it with whatever code
+        // unit follows (a closing quote included). Replaced by U+FFFD where the engine can.
+        if (typeof s.toWellFormed === 'function') s = s.toWellFormed();
         // lengthBytesUTF8 is at most 3 x length: skip counting a string that is obviously too long.
         var n = s.length > MAX_INPUT_BYTES ? s.length : lengthBytesUTF8(s);
         if (n > MAX_INPUT_BYTES)

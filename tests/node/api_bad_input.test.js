@@ -23,7 +23,9 @@ const cases = [
   i => ['huge (9 MiB)', overLimit, 'scenario'],
   i => ['huge multibyte (8.4 MB UTF-8)', overLimitMultibyte, 'scenario'],
   i => ['1.3 MiB text with a null number', bigExtra, 'seq_len'],
-  i => ['lone surrogate (not UTF-8)', '{"model": "gpt2\ud800' + i + '"}', 'scenario'],
+  i => ['lone surrogate (not UTF-8)', '{"model": "gpt2\ud800' + i + '"}', null],
+  i => ['lone surrogate before the quote', '{"model": "gpt2' + i + '\ud800"}', null],
+  i => ['lone trail surrogate', '{"model": "\udc00gpt2' + i + '"}', null],
   i => ['lone surrogate in a key', {model: 'gpt2', ['k\udc00' + i]: 1, seq_len: 'x'}, null],
   i => ['NUL then text', '{"model": "gpt2"}\u0000{"seq_len": ' + i + '}', 'scenario'],
   i => ['NUL in a string', '{"model": "gpt2\u0000' + i + '"}', 'scenario'],
@@ -95,7 +97,7 @@ function corpus(api) {
   const api = await globalThis.vramcalc.ready;
   corpus(api);
   const before = api.estimate(good);
-  assert.ok(before.device_bytes > 0);
+  assert.ok(before.per_gpu.device_bytes > 0);
   const t0 = Date.now();
   const N = 10000;
   for (let i = 0; i < N; ++i) {
@@ -122,9 +124,9 @@ function corpus(api) {
     ++clean;
   }
   const after = api.estimate(good);
-  assert.strictEqual(after.device_bytes, before.device_bytes, 'the bill changed after the bad inputs');
+  assert.strictEqual(after.per_gpu.device_bytes, before.per_gpu.device_bytes, 'the bill changed after the bad inputs');
   assert.deepStrictEqual(after, before);
   assert.ok(api.presets().models.length > 0);
   console.log(`${N} bad inputs (${cases.length} kinds): ${clean} clean errors with .problems, 0 silent accepts, ` +
-              `0 crashes; a good scenario still gives ${after.device_bytes} bytes (${Date.now() - t0} ms)`);
+              `0 crashes; a good scenario still gives ${after.per_gpu.device_bytes} bytes (${Date.now() - t0} ms)`);
 })().catch(e => { console.error(e && e.stack || e); process.exit(1); });
