@@ -206,6 +206,15 @@ std::optional<vc::Scenario> scenario_from_args(const std::vector<std::string>& a
         if (scenario.is_object()) scenario.merge_patch(overrides);
     }
     if (scenario.is_object() && scenario.contains("model")) scenario["model"] = resolve_model_arg(scenario["model"]);
+    if (command == "plan" && scenario.is_object() && !scenario.contains("num_gpus")) {
+        // plan searches num_gpus: start from the GPUs the given degrees need (--tp 2 alone is a layout, not an error).
+        std::int64_t unit = 1;
+        for (const char* k : {"tp", "pp", "cp", "ep"})
+            if (scenario.contains(k) && scenario[k].is_number_integer() && scenario[k].get<std::int64_t>() > 1 &&
+                scenario[k].get<std::int64_t>() <= 4096)
+                unit *= scenario[k].get<std::int64_t>();
+        if (unit > 1 && unit <= (std::int64_t{1} << 20)) scenario["num_gpus"] = unit;
+    }
     if (read) *read = scenario;
     auto sc = vc::scenario_from_json(scenario, catalog());
     print_warnings(sc.warnings);
