@@ -93,9 +93,46 @@ function corpus(api) {
   console.log(`corpus: ${errors} errors and ${warnings} warnings as expected, ${skipped} not UTF-8 (skipped under JS)`);
 }
 
+// Seeded mutations of good scenario texts (a small fuzzer of the JS-side string entry points): code
+// units flipped, NULs, lone surrogates, non-ASCII and long runs inserted, text cut. Each call must give
+// a bill or an Error with .problems; nothing else.
+function fuzz(api, n) {
+  let seed = 18;
+  const rnd = k => { seed = (seed * 1103515245 + 12345) >>> 0; return seed % k; };
+  const seeds = [JSON.stringify(good), JSON.stringify({model: 'mixtral-8x7b-v0.1', num_gpus: 8, ep: 8, tp: 1}),
+                 JSON.stringify({model: 'gpt2', workload: 'infer', framework: 'vllm', batch: 4, weights: 'fp8'}),
+                 JSON.stringify({model: 'llama-3.1-8b', method: 'qlora', lora: {targets: 'all-linear', rank: 16}})];
+  const inserts = ['\u0000', '\ud800', '\udfff', '\u00e9', '\uffff', '"', '{', '[', ']', '}', ',', ':', 'null', 'NaN', '1e999',
+                   '-0', '\\', '\\u0000', '\\ud800'];
+  let bills = 0, errors = 0;
+  for (let i = 0; i < n; ++i) {
+    let t = seeds[rnd(seeds.length)];
+    for (let m = 1 + rnd(3); m > 0; --m) {
+      const at = rnd(t.length + 1);
+      switch (rnd(5)) {
+        case 0: t = t.slice(0, at) + inserts[rnd(inserts.length)] + t.slice(at); break;
+        case 1: t = t.slice(0, at) + String.fromCharCode(rnd(0x10000)) + t.slice(at + 1); break;
+        case 2: t = t.slice(0, at); break;
+        case 3: t = t.slice(0, at) + inserts[rnd(inserts.length)].repeat(1 + rnd(5000)) + t.slice(at); break;
+        default: t = t.slice(0, at) + t.slice(at + 1 + rnd(4)); break;
+      }
+    }
+    try {
+      (i % 8 === 1 ? api.solveCatalog : api.estimate)(t);
+      ++bills;
+    } catch (e) {
+      assert.ok(e instanceof Error && Array.isArray(e.problems) && e.problems.length > 0,
+                `fuzz #${i}: ${JSON.stringify(t).slice(0, 200)} threw ${e}`);
+      ++errors;
+    }
+  }
+  console.log(`fuzz: ${n} mutated texts, ${bills} bills, ${errors} errors with .problems, 0 crashes`);
+}
+
 (async () => {
   const api = await globalThis.vramcalc.ready;
   corpus(api);
+  fuzz(api, 1500);
   const before = api.estimate(good);
   assert.ok(before.per_gpu.device_bytes > 0);
   const t0 = Date.now();
