@@ -200,9 +200,10 @@ void check_method_keys(const json& doc, const Scenario& s, std::vector<std::stri
         if (k.methods.empty() || nested(k.name) || !doc.contains(k.name) || doc[k.name].is_null()) continue;
         if (applies_to(k, s)) continue;
         if (k.name == "quantization" && doc[k.name].is_string() && doc[k.name].get<std::string>() == "none") continue;
+        std::string methods;  // "lora qlora" -> "lora or qlora"
+        for (char ch : k.methods) methods += ch == ' ' ? std::string(" or ") : std::string(1, ch);
         warnings.push_back(std::string(k.name) + ": ignored with method \"" + to_string(s.method) + "\" (it applies to method " +
-                           std::string(k.methods) + (k.name == "quantization" ? "; for a quantized base use method \"qlora\")"
-                                                                              : ")"));
+                           methods + (k.name == "quantization" ? "; for a quantized base use method \"qlora\")" : ")"));
     }
 }
 
