@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "vramcalc/bill_format.hpp"
@@ -65,6 +67,13 @@ std::string render_bill(const Bill& b) {
         o += line("Rule of thumb, for comparison%s: %s (%s)\n", b.layout.empty() ? "" : " (whole model, all GPUs together)",
                   format_gib(b.rule_of_thumb_bytes).c_str(), b.rule_of_thumb_formula.c_str());
     if (!b.peak_phase.empty()) o += "Peak during: " + b.peak_phase + "\n";
+    if (b.speed && b.speed->step_s > 0)
+        o += line("Time: %.3g s per optimizer step, %.0f tokens/s (%.0f per GPU), %s-bound (%s)\n", b.speed->step_s,
+                  b.speed->tokens_per_s, b.speed->tokens_per_s_per_gpu, b.speed->bound.c_str(), b.speed->basis.c_str());
+    if (b.speed && b.speed->decode_s_per_token > 0)
+        o += line("Speed: prefill %.3g s, then %.1f tokens/s per sequence (%.0f for the batch), %s-bound (%s)\n",
+                  b.speed->prefill_s, b.speed->tokens_per_s_per_sequence, b.speed->tokens_per_s, b.speed->bound.c_str(),
+                  b.speed->basis.c_str());
     for (const auto& n : b.notes) o += "note: " + n + "\n";
     for (const auto& w : b.warnings) o += "warning: " + w + "\n";
     return o;
@@ -78,8 +87,12 @@ std::string render_advice(const AdvicePlan& plan, const Bill& before) {
         if (++shown > 5) break;
         const char* mark = a.within_target ? "fits" : a.fits ? "fits above target" : "no";
         std::string batch = before.max_batch || before.max_concurrent_sequences ? "batch" : "micro-batch";
-        o += line("  %-18s %s -> %s, largest %s %lld\n", mark, a.title.c_str(), format_gib(a.device_bytes).c_str(),
-                  batch.c_str(), static_cast<long long>(a.max_batch));
+        std::string price;
+        if (a.speed_ratio > 0 && std::fabs(a.speed_ratio - 1) < 0.005) price = ", same speed";
+        else if (a.speed_ratio > 0)
+            price = a.speed_ratio >= 1 ? line(", %.0f %% faster", (a.speed_ratio - 1) * 100) : line(", %.0f %% slower", (1 - a.speed_ratio) * 100);
+        o += line("  %-18s %s -> %s, largest %s %lld%s\n", mark, a.title.c_str(), format_gib(a.device_bytes).c_str(),
+                  batch.c_str(), static_cast<long long>(a.max_batch), price.c_str());
     }
     if (!plan.note.empty()) o += "  " + plan.note + "\n";
     return o;
@@ -162,6 +175,7 @@ std::string render_validation_markdown(const std::vector<ValidationFile>& files)
         const auto& r = f.report;
         o += "\n## `" + cell(f.path) + "`\n\n";
         const bool measured = r.count > 0 || r.oom_total > 0;
+        const bool throughput = std::any_of(r.entries.begin(), r.entries.end(), [](const EntryResult& e) { return e.kind == "throughput"; });
         if (measured) {
             o += "### By source\n\n| # | source | entries | compared | median \\|error\\| | p90 \\|error\\| | OOM predicted |\n"
                  "|---|---|---|---|---|---|---|\n";
@@ -190,7 +204,11 @@ std::string render_validation_markdown(const std::vector<ValidationFile>& files)
                                     : measured ? line("S%d", f.entry_source[i] + 1)
                                                : cell(f.sources[static_cast<std::size_t>(f.entry_source[i])].source);
             const std::string scen = i < f.entry_scenario.size() ? f.entry_scenario[i] : "";
-            if (e.kind == "measured" && e.status == "ok") {
+            if (e.kind == "throughput" && e.status == "ok") {
+                rows += "| " + cell(e.id) + " | " + src + " | " + cell(scen) + " | " + e.metric + " | " +
+                        line("%.4g", e.expected) + " | " + line("%.4g", e.estimated) + " | " +
+                        line("%.1f %%", *e.abs_pct_error) + " |\n";
+            } else if (e.kind == "measured" && e.status == "ok") {
                 rows += "| " + cell(e.id) + " | " + src + " | " + cell(scen) + " | " + e.metric + " | " +
                         gib_text(e.expected) + " | " + gib_text(e.estimated) + " | " + line("%.1f %%", *e.abs_pct_error) +
                         " |\n";
@@ -208,8 +226,9 @@ std::string render_validation_markdown(const std::vector<ValidationFile>& files)
         }
         if (!rows.empty()) {
             if (measured)
-                o += "\n### Runs\n\n| id | source | scenario | metric | measured GiB | estimated GiB | \\|error\\| |\n"
-                     "|---|---|---|---|---|---|---|\n";
+                o += std::string("\n### Runs\n\n| id | source | scenario | metric | measured") +
+                     (throughput ? " (tokens/s or s)" : " GiB") + " | estimated" + (throughput ? "" : " GiB") +
+                     " | \\|error\\| |\n|---|---|---|---|---|---|---|\n";
             else
                 o += "| id | source | metric | status | expected | computed | note |\n|---|---|---|---|---|---|---|\n";
             o += rows;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "test_data.hpp"
+#include "vramcalc/catalog.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario_json.hpp"
 
@@ -15,11 +16,17 @@ TEST_CASE("catalog: built-in presets parse without problems") {
     INFO(c.error_text());
     REQUIRE(c.ok());
     CHECK(c->models().size() >= 30);
-    CHECK(c->gpus().size() >= 25);
+    CHECK(c->gpus().size() >= 40);
+    std::set<std::string> ids;
     for (const auto& g : c->gpus()) {
         INFO(g.id);
-        CHECK(g.memory_bytes > (1LL << 30));
+        CHECK(ids.insert(g.id).second);
+        // Plausible band: the smallest card in the catalog is 10 GB, the largest 288 GB.
+        CHECK(g.memory_bytes >= (8LL << 30));
+        CHECK(g.memory_bytes <= (320LL << 30));
         CHECK_FALSE(g.source.empty());
+        CHECK((g.memory_basis == "nvidia-smi" || g.memory_basis == "rocm-smi" || g.memory_basis == "datasheet"));
+        if (g.vendor == "nvidia") CHECK(g.memory_basis == "nvidia-smi");
     }
     for (const auto& m : c->models()) {
         INFO(m.id);
@@ -84,4 +91,92 @@ TEST_CASE("catalog: the whole-catalog solve gives each GPU's own solver answers"
             CHECK(fits[i].device_bytes == vramcalc::estimate(one).device_bytes);
         }
     }
+}
+
+TEST_CASE("catalog: the newest GPUs are in the catalog") {
+    for (const char* id : {"b300", "gb200", "gb300", "rtx-pro-6000-srv", "rtx-pro-6000-ws", "rtx-5090", "h20", "l20",
+                           "l20-ecc-off", "mi325x", "mi355x"}) {
+        INFO(id);
+        CHECK(test::catalog().find_gpu(id) != nullptr);
+    }
+}
+
+TEST_CASE("catalog: the CUDA allocator's total sits a few hundred MiB below nvidia-smi's") {
+    // Published pairs (presets/gpus.json cites each): RTX 4090 357 MiB, T4 430, H100 469, RTX 5090 494,
+    // L40 602, H200 615, RTX PRO 6000 Server 637, B200 728, A100 80GB 881. The memory the driver keeps for
+    // itself grows with the card; nothing published falls outside 0.3-0.9 GiB.
+    int with_torch = 0;
+    for (const auto& g : test::catalog().gpus()) {
+        if (g.memory_torch_bytes == 0) continue;
+        INFO(g.id);
+        ++with_torch;
+        const double gap_gib = static_cast<double>(g.memory_bytes - g.memory_torch_bytes) / (1 << 30);
+        CHECK(gap_gib >= 0.3);
+        CHECK(gap_gib <= 0.9);
+    }
+    CHECK(with_torch >= 9);
+}
+
+TEST_CASE("catalog: peak figures grow as precision falls") {
+    for (const auto& g : test::catalog().gpus()) {
+        INFO(g.id);
+        if (g.peak_fp8_tflops > 0 && g.peak_bf16_tflops > 0) CHECK(g.peak_fp8_tflops >= 1.9 * g.peak_bf16_tflops);
+        if (g.peak_fp4_tflops > 0 && g.peak_fp8_tflops > 0) CHECK(g.peak_fp4_tflops >= 1.9 * g.peak_fp8_tflops);
+        if (g.peak_fp4_tflops > 0) CHECK(g.arch == "blackwell");  // the catalog's FP4 tensor cores
+    }
+}
+
+TEST_CASE("catalog: a GDDR card's two ECC entries name each other and differ by 1/16") {
+    int pairs = 0;
+    for (const auto& g : test::catalog().gpus()) {
+        if (g.ecc_other_id.empty()) continue;
+        INFO(g.id);
+        const GpuSpec* other = test::catalog().find_gpu(g.ecc_other_id);
+        REQUIRE(other != nullptr);
+        CHECK(g.ecc_reserves);
+        CHECK(other->ecc_other_id == g.id);
+        CHECK(other->ecc_on != g.ecc_on);
+        CHECK(other->arch == g.arch);
+        const GpuSpec& on = g.ecc_on ? g : *other;
+        const GpuSpec& off = g.ecc_on ? *other : g;
+        CHECK(on.memory_bytes == ecc_on_bytes(off.memory_bytes));
+        ++pairs;
+    }
+    CHECK(pairs >= 4);  // l20 and a6000, each pair seen from both sides
+    CHECK(ecc_on_bytes(49140LL << 20) == (46068LL << 20));
+    CHECK(ecc_on_bytes(16384LL << 20) == (15360LL << 20));  // T4: 16 GiB, 15360 MiB with ECC on
+}
+
+TEST_CASE("catalog: GPU entries with a wrong basis or a broken ECC pair are errors naming the field") {
+    struct Case { const char* gpus; const char* field; };
+    const Case cases[] = {
+        {R"({"gpus": [{"id": "x", "memory_bytes": 17179869184, "memory_basis": "marketing", "source": "s"}]})", "memory_basis"},
+        {R"({"gpus": [{"id": "x", "memory_bytes": 17179869184, "memory_torch_bytes": 17179869185, "source": "s"}]})",
+         "memory_torch_bytes"},
+        {R"({"gpus": [{"id": "x", "memory_bytes": 17179869184, "ecc_reserves": true, "ecc_other_id": "y", "source": "s"}]})",
+         "ecc_other_id"},
+        {R"({"gpus": [{"id": "x", "memory_bytes": 17179869184, "ecc_other_id": "x", "source": "s"}]})", "ecc_other_id"},
+        {R"({"gpus": [{"id": "x", "memory_bytes": 17179869184, "ecc_reserves": true, "ecc_on": true, "ecc_other_id": "y"},
+                      {"id": "y", "memory_bytes": 16106127360, "ecc_reserves": true, "ecc_on": true, "ecc_other_id": "x"}]})",
+         "ecc_other_id"},
+        {R"({"gpus": [{"id": "x", "memory_bytes": 17179869184, "peak_fp8_tflops": -1}]})", "peak_fp8_tflops"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.gpus);
+        const auto r = Catalog::parse({}, c.gpus);
+        REQUIRE_FALSE(r.ok());
+        bool named = false;
+        for (const auto& e : r.errors) named = named || e.field.find(c.field) != std::string::npos;
+        CHECK(named);
+    }
+    const auto ok = Catalog::parse({}, R"({"gpus": [
+        {"id": "a", "memory_bytes": 51527024640, "ecc_reserves": true, "ecc_on": false, "ecc_other_id": "b",
+         "peak_bf16_tflops": 100, "peak_fp8_tflops": 200, "peak_fp4_tflops": 400, "memory_torch_bytes": 51000000000},
+        {"id": "b", "memory_bytes": 48305799168, "ecc_reserves": true, "ecc_on": true, "ecc_other_id": "a"}]})");
+    INFO(ok.error_text());
+    REQUIRE(ok.ok());
+    CHECK(ok->gpus()[0].peak_fp4_tflops == 400);
+    CHECK(ok->gpus()[0].memory_torch_bytes == 51000000000);
+    CHECK(ok->gpus()[0].memory_basis == "nvidia-smi");
+    CHECK(ok->gpus()[1].ecc_on);
 }

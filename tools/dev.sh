@@ -143,14 +143,20 @@ run_tests() {
   say "all tests passed"
 }
 
-# Figures the issues ask for, measured here: page transfer size, first frame, idle frames, in-page
-# catalog solve; desktop first frame and idle CPU; native estimator timings. --screenshots refreshes docs/*.png.
+# Figures the issues ask for, measured here: page transfer size (gzip of html + js + wasm), first paint
+# (median of 5 loads), idle animation frames/s and main-thread ms/s (Chrome's TaskDuration), the wheel
+# step, in-page catalog solve; desktop first frame and idle CPU; native estimator timings. The page's
+# screenshots (1400x900, 1280x720, 390x844 at 3x, embed) land in build/report. --screenshots refreshes docs/*.png.
 report() {
+  say "page (headless Chromium)"
   node "$ROOT/tests/browser/page.test.mjs" --dist "$BUILD_WASM/dist" --cli "$BUILD_NATIVE/cli/vramcalc" \
     --out "$ROOT/build/report" --measure | grep -v '^ok '
+  say "desktop app (Xvfb)"
   python3 "$ROOT/tests/desktop_test.py" --app "$BUILD_NATIVE/imgui_app/vramcalc-desktop" --cli "$BUILD_NATIVE/cli/vramcalc" \
     --out "$ROOT/build/report" --measure | grep -v '^ok '
+  say "estimator (native)"
   "$BUILD_NATIVE/cli/vramcalc" bench
+  say "screenshots: $ROOT/build/report/screenshot-*.png"
   if [ "${1:-}" = "--screenshots" ]; then
     cp "$ROOT/build/report/screenshot-page.png" "$ROOT/build/report/screenshot-embed.png" \
        "$ROOT/build/report/screenshot-desktop.png" "$ROOT/docs/"

@@ -26,6 +26,7 @@
 #include "vramcalc/bill_format.hpp"
 #include "vramcalc/presets.hpp"
 #include "vramcalc_ui/app.hpp"
+#include "vramcalc_ui/input.hpp"
 
 // glReadPixels/glViewport come from the backend's loader (imgui_impl_opengl3_loader.h declares them).
 #include <imgui_impl_opengl3_loader.h>
@@ -231,6 +232,7 @@ int main(int argc, char** argv) {
         }
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
+        vramcalc::ui::prepare_input(app.state());
         ImGui::NewFrame();
         app.draw_frame();
         ImGui::Render();
@@ -241,7 +243,7 @@ int main(int argc, char** argv) {
         glClear(GL_COLOR_BUFFER_BIT);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
         ++frames_drawn;
-        if (app.state().dirty) frames_left = 3;  // a click changed the scenario: show the new numbers
+        if (app.state().dirty || app.busy()) frames_left = 3;  // a click changed the scenario: show the new numbers
         --frames_left;
         if (!opt.screenshot.empty() && frames_drawn == 6) {
             std::vector<unsigned char> pixels(static_cast<std::size_t>(fw) * fh * 4);

@@ -109,15 +109,6 @@ void apply_patch(AppState& st, const json& patch) {
 namespace {
 
 // Points 1, 2, 4, ... up to `hi` plus the scenario's own value, for the memory curves.
-std::vector<std::int64_t> doubling(std::int64_t lo, std::int64_t hi, std::int64_t own) {
-    std::vector<std::int64_t> v;
-    for (std::int64_t x = lo; x <= hi; x *= 2) v.push_back(x);
-    if (own >= lo && own <= hi) v.push_back(own);
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-    return v;
-}
-
 }  // namespace
 
 void recompute(AppState& st) {
@@ -135,24 +126,10 @@ void recompute(AppState& st) {
     r.scenario = *sc;
     r.bill = estimate(r.scenario);
     r.bill_json = bill_to_json(r.bill);
+    r.scenario_json = scenario_to_json(r.scenario);
     r.catalog = solve_catalog(r.scenario, st.catalog->gpus());
-    r.advice = advise(st.scenario, *st.catalog);
-
-    const bool train = r.scenario.workload == Workload::train;
-    Scenario probe = r.scenario;
-    const std::int64_t own_batch = train ? probe.micro_batch : probe.batch;
-    const std::int64_t most = std::max<std::int64_t>(64, 2 * r.bill.max_micro_batch.value_or(r.bill.max_batch.value_or(1)));
-    for (std::int64_t b : doubling(1, std::min<std::int64_t>(most, 1024), own_batch)) {
-        (train ? probe.micro_batch : probe.batch) = b;
-        r.by_batch.push_back({static_cast<double>(b), static_cast<double>(estimate_peak(probe).device_bytes) / 1073741824.0});
-    }
-    probe = r.scenario;
-    const std::int64_t own_len = train ? probe.seq_len : probe.prompt_len;
-    const std::int64_t longest = std::max<std::int64_t>(4096, r.scenario.model.max_positions);
-    for (std::int64_t len : doubling(256, std::min<std::int64_t>(longest, 1 << 20), own_len)) {
-        (train ? probe.seq_len : probe.prompt_len) = len;
-        r.by_seq.push_back({static_cast<double>(len), static_cast<double>(estimate_peak(probe).device_bytes) / 1073741824.0});
-    }
+    r.advice = plan_changes(st.scenario, *st.catalog);
+    r.curves = memory_curves(r.scenario, r.bill);
     r.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     st.results = std::move(r);
     st.platform->set_summary((st.load_error.empty() ? "" : st.load_error + "\n") + bill_summary(st.results.bill));

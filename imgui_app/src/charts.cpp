@@ -67,8 +67,11 @@ void StackedBar(const Bill& bill, double target_utilization, float height) {
         ImGui::PopTextWrapPos();
         ImGui::EndTooltip();
     }
-    ImGui::TextDisabled("solid line: GPU capacity %s; dashed: target %.0f %%", gib(bill.gpu.memory_bytes).c_str(),
+    ImGui::PushTextWrapPos(0);
+    // A no-break space (U+00A0, in the UI font) keeps "90 %" on one line when it wraps.
+    ImGui::TextDisabled("solid line: GPU capacity %s; dashed: target %.0f\u00a0%%", gib(bill.gpu.memory_bytes).c_str(),
                         target_utilization * 100);
+    ImGui::PopTextWrapPos();
 }
 
 void LineChart(const char* id, const Series& s, const char* x_label, double capacity_gib, double target_gib, bool log2_x,
@@ -121,12 +124,17 @@ void LineChart(const char* id, const Series& s, const char* x_label, double capa
     for (std::size_t i = 0; i < s.x.size(); ++i) {
         const bool mine = s.x[i] == marker_x;
         dl->AddCircleFilled(ImVec2(px(s.x[i]), py(s.y[i])), mine ? fs * 0.35f : fs * 0.2f, s.y[i] > capacity_gib ? red : curve);
+        if (s.y[i] > ymax) {  // clamped: an arrow at the top edge says the point lies above the chart
+            const float x = px(s.x[i]), y = p0.y + fs * 0.1f;
+            dl->AddTriangleFilled(ImVec2(x, y), ImVec2(x - fs * 0.3f, y + fs * 0.45f), ImVec2(x + fs * 0.3f, y + fs * 0.45f), red);
+        }
         if (std::fabs(mouse.x - px(s.x[i])) < fs * 0.6f && mouse.y > p0.y && mouse.y < p1.y) hover = static_cast<int>(i);
     }
     ImGui::Dummy(ImVec2(width, height));
     if (hover >= 0) {
         ImGui::BeginTooltip();
-        ImGui::Text("%s %g: %.2f GiB (%s)", x_label, s.x[hover], s.y[hover], s.y[hover] > capacity_gib ? "does not fit" : "fits");
+        ImGui::Text("%s %g: %.2f GiB (%s)%s", x_label, s.x[hover], s.y[hover], s.y[hover] > capacity_gib ? "does not fit" : "fits",
+                    s.y[hover] > ymax ? ", above the chart (arrow)" : "");
         ImGui::EndTooltip();
     }
     ImGui::PopID();

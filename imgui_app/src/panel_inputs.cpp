@@ -3,7 +3,10 @@
 #include <cctype>
 #include <map>
 
+#include <imgui_internal.h>  // PushItemFlag (Tab stops)
+
 #include "ui.hpp"
+#include "vramcalc/scenario_keys.hpp"
 
 #include <misc/cpp/imgui_stdlib.h>  // after imgui.h (it does not include it)
 #include "vramcalc/scenario_json.hpp"
@@ -41,9 +44,11 @@ void model_breakdown(const AppState& st) {
         ImGui::Text("%s parameters (given as a count: no shapes, so no activations)", format_count(m.declared_parameters).c_str());
         return;
     }
+    ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("%s: %lld layers, hidden %lld, %lld heads (%lld KV), vocab %lld", m.model_type.c_str(),
                         static_cast<long long>(m.layers), static_cast<long long>(m.hidden), static_cast<long long>(m.heads),
                         static_cast<long long>(m.kv_heads), static_cast<long long>(m.vocab));
+    ImGui::PopTextWrapPos();
     if (ImGui::BeginTable("params", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
         ImGui::TableSetupColumn("parameters");
         ImGui::TableSetupColumn("count", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 7);
@@ -64,6 +69,8 @@ void model_breakdown(const AppState& st) {
 
 }  // namespace
 
+static void model_source(AppState& st);
+
 void GuiModel(AppState& st) {
     const float fs = ImGui::GetFontSize();
     const json& model = st.scenario.contains("model") ? st.scenario["model"] : json();
@@ -73,6 +80,12 @@ void GuiModel(AppState& st) {
     else if (const ModelPreset* p = st.catalog->find_model(current))
         ImGui::Text("Model: %s  (%s parameters)", p->name.c_str(), format_params_short(p->params.total).c_str());
 
+    // A phone shows the model list only when asked for (it is taller than the screen).
+    if (st.narrow && !ImGui::TreeNode("Choose another model")) {
+        model_source(st);
+        model_breakdown(st);
+        return;
+    }
     ImGui::SetNextItemWidth(-1);
     ImGui::InputTextWithHint("##filter", "search models (name, family, Hub id)", &st.model_filter);
     std::map<std::string, std::vector<const ModelPreset*>> by_family;
@@ -84,10 +97,16 @@ void GuiModel(AppState& st) {
         for (auto& [family, list] : by_family) {
             const bool has_current = std::any_of(list.begin(), list.end(), [&](const ModelPreset* m) { return m->id == current; });
             ImGui::SetNextItemOpen(!st.model_filter.empty() || has_current, st.model_filter.empty() ? ImGuiCond_Once : ImGuiCond_Always);
-            if (ImGui::TreeNode(family.c_str())) {
+            // One Tab stop for the whole list (the chosen model); the arrow keys move inside it.
+            ImGui::PushItemFlag(ImGuiItemFlags_NoTabStop, true);
+            const bool open = ImGui::TreeNode(family.c_str());
+            ImGui::PopItemFlag();
+            if (open) {
                 for (const ModelPreset* m : list) {
                     const std::string label = m->name + "##" + m->id;
+                    ImGui::PushItemFlag(ImGuiItemFlags_NoTabStop, m->id != current);
                     if (ImGui::Selectable(label.c_str(), m->id == current)) w::set(st, "/model", m->id);
+                    ImGui::PopItemFlag();
                     ImGui::SameLine(ImGui::GetContentRegionMax().x - fs * 4.5f);
                     ImGui::TextDisabled("%s", format_params_short(m->params.total).c_str());
                     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", m->hub_id.c_str());
@@ -99,6 +118,14 @@ void GuiModel(AppState& st) {
     }
     ImGui::EndChild();
 
+    if (st.narrow) ImGui::TreePop();
+    model_source(st);
+    model_breakdown(st);
+}
+
+// A model that is not a preset: fetched from the Hub, pasted, or opened from a file.
+static void model_source(AppState& st) {
+    const float fs = ImGui::GetFontSize();
     if (ImGui::TreeNode("Any Hugging Face model (config.json)")) {
         if (st.platform->can_fetch()) {
             ImGui::SetNextItemWidth(-fs * 6.5f);
@@ -126,7 +153,6 @@ void GuiModel(AppState& st) {
         ImGui::TextDisabled("You can also drop a config.json or a scenario file on the window.");
         ImGui::TreePop();
     }
-    model_breakdown(st);
 }
 
 void GuiWorkload(AppState& st) {
@@ -136,8 +162,7 @@ void GuiWorkload(AppState& st) {
     if (ImGui::RadioButton("Inference", !train) && train) w::set(st, "/workload", "infer");
     w::Help("workload");
 
-    const std::vector<std::string> frameworks = train ? std::vector<std::string>{"hf", "torchtune", "litgpt", "deepspeed", "megatron"}
-                                                      : std::vector<std::string>{"hf", "vllm", "llama.cpp"};
+    const std::vector<std::string> frameworks = frameworks_for(train ? Workload::train : Workload::infer);  // the core's list
     w::Enum(st, "Framework", "/framework", frameworks);
     if (train) {
         w::SectionTitle("What trains");
@@ -156,7 +181,11 @@ void GuiWorkload(AppState& st) {
                 st.scenario["lora"].erase("targets");
                 st.dirty = true;
             }
-            ImGui::SameLine();
+            // Side by side where there is room for both, else the second under the first.
+            const float second = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("all linear").x;
+            const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+            if (right - ImGui::GetItemRectMax().x - ImGui::GetStyle().ItemSpacing.x >= second) ImGui::SameLine();
+            else ImGui::SetCursorPosX(ImGui::GetFontSize() * 9.5f);
             if (ImGui::RadioButton("all linear", all)) w::set(st, "/lora/targets", "all-linear");
             w::Bool(st, "Train embeddings", "/lora/train_embeddings");
         }
@@ -237,7 +266,9 @@ void GuiHardware(AppState& st) {
     w::Help("gpu");
     ImGui::SameLine(ImGui::GetFontSize() * 9.5f);
     ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 0.5f);
-    if (ImGui::BeginCombo("##gpu", label.c_str(), ImGuiComboFlags_HeightLarge)) {
+    const bool open = ImGui::BeginCombo("##gpu", label.c_str(), ImGuiComboFlags_HeightLarge);
+    if (!open) name_last_item(st, "GPU selector");
+    if (open) {
         std::string vendor;
         for (const auto& g : st.catalog->gpus()) {
             if (g.vendor != vendor) {

@@ -1,8 +1,13 @@
 // The answer: verdict, the bill, what fits where, curves, and what to change.
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdio>
 
+#include <imgui_internal.h>  // PushItemFlag (Tab stops)
+
 #include "ui.hpp"
+#include "vramcalc/bill_format.hpp"
 #include "vramcalc/units.hpp"
 
 namespace vramcalc::ui {
@@ -11,7 +16,7 @@ using json = nlohmann::json;
 
 namespace {
 
-const ImVec4 kGreen(0.16f, 0.56f, 0.24f, 1.0f), kRed(0.80f, 0.16f, 0.14f, 1.0f);
+const ImVec4 kRed = fit_color(Fit::no);
 
 void problems_box(const AppState& st) {
     ImGui::PushStyleColor(ImGuiCol_Text, kRed);
@@ -23,6 +28,92 @@ void problems_box(const AppState& st) {
 }
 
 }  // namespace
+
+Fit fit_of(std::int64_t device_bytes, std::int64_t capacity_bytes, double target) {
+    switch (verdict_for(device_bytes, capacity_bytes, target)) {  // the core's rule (bill_format.hpp)
+        case Verdict::fits: return Fit::within_target;
+        case Verdict::fits_above_target: return Fit::above_target;
+        case Verdict::does_not_fit: break;
+    }
+    return Fit::no;
+}
+
+namespace {
+
+Fit fit_of_bill(const Bill& b) {
+    const Verdict v = verdict_of(b);
+    return v == Verdict::fits ? Fit::within_target : v == Verdict::fits_above_target ? Fit::above_target : Fit::no;
+}
+
+// "31 % slower", "same speed", "" (no estimate): an advice row's time price.
+std::string price_text(double ratio) {
+    if (ratio <= 0) return "";
+    if (std::fabs(ratio - 1) < 0.005) return "same speed";
+    char buf[48];
+    std::snprintf(buf, sizeof buf, ratio > 1 ? "%.0f\u00a0%% faster" : "%.0f\u00a0%% slower", std::fabs(ratio - 1) * 100);
+    return buf;
+}
+
+// The speed line under the verdict (Bill::speed).
+void speed_line(const Bill& b) {
+    if (!b.speed) return;
+    const Speed& s = *b.speed;
+    ImGui::PushTextWrapPos(0);
+    if (s.step_s > 0)
+        ImGui::TextDisabled("Time: %.3g s per optimizer step, %.0f tokens/s per GPU (%s-bound; %s).", s.step_s, s.tokens_per_s_per_gpu,
+                            s.bound.c_str(), s.basis.c_str());
+    else if (s.decode_s_per_token > 0)
+        ImGui::TextDisabled("Speed: %.1f tokens/s per sequence, %.0f for the batch%s (%s-bound; %s).", s.tokens_per_s_per_sequence,
+                            s.tokens_per_s,
+                            s.tokens_per_s_at_max_concurrency > 0
+                                ? (", " + std::to_string(static_cast<long long>(s.tokens_per_s_at_max_concurrency)) +
+                                   " at the most sequences that fit").c_str()
+                                : "",
+                            s.bound.c_str(), s.basis.c_str());
+    ImGui::PopTextWrapPos();
+}
+
+// The fix beside the verdict: the best changes that fit, with their result and Apply.
+void quick_fixes(AppState& st) {
+    const AdvicePlan& plan = st.results.advice;
+    if (verdict_of(st.results.bill) == Verdict::fits) return;
+    json chosen;
+    int shown = 0;
+    for (std::size_t i = 0; i < plan.ranked.size() && shown < 3; ++i) {
+        const Advice& a = plan.ranked[i];
+        if (!a.within_target && !a.fits) continue;
+        ++shown;
+        ImGui::PushID(static_cast<int>(i) + 1000);
+        if (ImGui::SmallButton("Apply")) chosen = a.patch;
+        ImGui::PopID();
+        ImGui::SameLine();
+        const Fit fit = fit_of(a.device_bytes, st.results.bill.gpu.memory_bytes, st.results.scenario.target_utilization);
+        ImGui::PushTextWrapPos(0);
+        const std::string price = price_text(a.speed_ratio);
+        ImGui::TextColored(fit_color(fit), "%s: %s, largest batch %lld%s%s", a.title.c_str(), gib(a.device_bytes, 1).c_str(),
+                           static_cast<long long>(a.max_batch), price.empty() ? "" : ", ", price.c_str());
+        ImGui::PopTextWrapPos();
+    }
+    if (shown == 0 && !plan.note.empty()) {
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextColored(fit_color(Fit::no), "%s", plan.note.c_str());
+        ImGui::PopTextWrapPos();
+    }
+    if (!chosen.is_null()) apply_patch(st, chosen);
+}
+
+}  // namespace
+
+ImVec4 fit_color(Fit f) {
+    switch (f) {
+        case Fit::within_target: return ImVec4(0.09f, 0.42f, 0.18f, 1.0f);  // #176b2f: 6.6:1 on white
+        case Fit::above_target: return ImVec4(0.54f, 0.35f, 0.0f, 1.0f);    // #8a5a00: 5.9:1 on white
+        case Fit::no: break;
+    }
+    return ImVec4(0.70f, 0.15f, 0.12f, 1.0f);                               // #b3261e: 6.5:1 on white
+}
+
+const char* fit_word(Fit f) { return f == Fit::within_target ? "yes" : f == Fit::above_target ? "tight" : "no"; }
 
 void GuiVerdict(AppState& st) {
     if (!st.load_error.empty()) {
@@ -38,16 +129,17 @@ void GuiVerdict(AppState& st) {
         return;
     }
     const Bill& b = st.results.bill;
-    const std::int64_t room = b.gpu.memory_bytes - b.device_bytes;
+    const Fit fit = fit_of_bill(b);
+    // The core's one phrasing of the verdict (bill_format.hpp), capitalised, then the figures.
+    std::string line = verdict_sentence(b);
+    if (!line.empty()) line[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(line[0])));
+    line += " (" + gib(b.device_bytes, 1) + " of " + gib(b.gpu.memory_bytes, 1) + " per GPU)";
     ImFont* big = ImGui::GetIO().Fonts->Fonts.Size > 1 ? ImGui::GetIO().Fonts->Fonts[1] : nullptr;
     if (big) ImGui::PushFont(big);
-    ImGui::PushStyleColor(ImGuiCol_Text, b.fits ? kGreen : kRed);
-    if (b.fits)
-        ImGui::Text("Fits: %s of %s per GPU (%.0f %%)", gib(b.device_bytes, 1).c_str(), gib(b.gpu.memory_bytes, 1).c_str(),
-                    100.0 * static_cast<double>(b.device_bytes) / static_cast<double>(b.gpu.memory_bytes));
-    else
-        ImGui::Text("Does not fit: %s over the %s of the %s", gib(-room, 1).c_str(), gib(b.gpu.memory_bytes, 1).c_str(),
-                    b.gpu.name.c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, fit_color(fit));
+    ImGui::PushTextWrapPos(0);  // a phone's width wraps it rather than cutting it off
+    ImGui::TextUnformatted(line.c_str());
+    ImGui::PopTextWrapPos();
     ImGui::PopStyleColor();
     if (big) ImGui::PopFont();
     ImGui::PushTextWrapPos(0);
@@ -56,33 +148,58 @@ void GuiVerdict(AppState& st) {
                         st.results.scenario.workload == Workload::train ? "training" : "inference");
     ImGui::PopTextWrapPos();
     StackedBar(b, st.results.scenario.target_utilization, ImGui::GetFontSize() * 1.8f);
-    for (const auto& wmsg : b.warnings) ImGui::TextColored(ImVec4(0.75f, 0.5f, 0.0f, 1.0f), "note: %s", wmsg.c_str());
+    quick_fixes(st);
+    speed_line(b);
+    ImGui::PushStyleColor(ImGuiCol_Text, fit_color(Fit::above_target));
+    ImGui::PushTextWrapPos(0);
+    for (const auto& wmsg : b.warnings) ImGui::Text("warning: %s", wmsg.c_str());
+    for (const auto& n : b.notes) ImGui::TextDisabled("note: %s", n.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
 }
 
 void GuiBill(AppState& st) {
     if (!st.results.ok) return;
     const Bill& b = st.results.bill;
     const float fs = ImGui::GetFontSize();
-    if (ImGui::BeginTable("bill", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
-        ImGui::TableSetupColumn("component", ImGuiTableColumnFlags_WidthFixed, fs * 9);
+    // Narrow (a phone, a small frame): two columns, the "how it is computed" text wrapped under each name.
+    const bool compact = st.narrow || (st.embed && ImGui::GetContentRegionAvail().x < fs * 45);
+    if (ImGui::BeginTable("bill", compact ? 2 : 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
+        ImGui::TableSetupColumn("component", compact ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed, fs * 9);
         ImGui::TableSetupColumn("GiB", ImGuiTableColumnFlags_WidthFixed, fs * 5);
-        ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed, fs * 4);
-        ImGui::TableSetupColumn("how it is computed");
+        if (!compact) {
+            ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed, fs * 4);
+            ImGui::TableSetupColumn("how it is computed");
+        }
         ImGui::TableHeadersRow();
         for (const auto& c : b.components) {
+            const double share = 100.0 * static_cast<double>(c.bytes) / std::max<double>(1, static_cast<double>(b.device_bytes));
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::ColorButton(("##c" + c.id).c_str(), ImGui::ColorConvertU32ToFloat4(component_color(c.id)),
-                               ImGuiColorEditFlags_NoTooltip, ImVec2(fs * 0.7f, fs * 0.7f));
-            ImGui::SameLine();
+            const ImVec2 at = ImGui::GetCursorScreenPos();
+            const float dot = fs * 0.7f, pad = (ImGui::GetTextLineHeight() - dot) * 0.5f, indent = dot + ImGui::GetStyle().ItemInnerSpacing.x;
+            ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + pad), ImVec2(at.x + dot, at.y + pad + dot), component_color(c.id), 2);
+            ImGui::Indent(indent);
             ImGui::TextUnformatted(c.id.c_str());
+            if (compact) {
+                ImGui::PushTextWrapPos(0);
+                ImGui::TextDisabled("%s", c.detail.c_str());
+                ImGui::PopTextWrapPos();
+            }
+            ImGui::Unindent(indent);
             ImGui::TableNextColumn();
             ImGui::Text("%.2f", static_cast<double>(c.bytes) / kGiB);
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s bytes", format_count(c.bytes).c_str());
+            if (compact) {
+                ImGui::TextDisabled("%.1f %%", share);
+                continue;
+            }
             ImGui::TableNextColumn();
-            ImGui::Text("%.1f %%", 100.0 * static_cast<double>(c.bytes) / std::max<double>(1, static_cast<double>(b.device_bytes)));
+            ImGui::Text("%.1f %%", share);
             ImGui::TableNextColumn();
+            ImGui::PushTextWrapPos(0);  // wrapped in its column rather than cut off at the panel's edge
             ImGui::TextDisabled("%s", c.detail.c_str());
+            ImGui::PopTextWrapPos();
             if (ImGui::IsItemHovered()) {
                 ImGui::BeginTooltip();
                 ImGui::PushTextWrapPos(fs * 32);
@@ -94,6 +211,7 @@ void GuiBill(AppState& st) {
         ImGui::EndTable();
     }
     ImGui::Spacing();
+    ImGui::PushTextWrapPos(0);
     ImGui::Text("Peak allocated %s  |  reserved %s  |  device %s", gib(b.peak_allocated_bytes).c_str(),
                 gib(b.peak_reserved_bytes).c_str(), gib(b.device_bytes).c_str());
     ImGui::TextDisabled("= torch.cuda.max_memory_allocated() / max_memory_reserved() / nvidia-smi; peak during %s",
@@ -111,6 +229,7 @@ void GuiBill(AppState& st) {
         ImGui::SameLine();
         ImGui::TextDisabled("%s", bj.value("rule_of_thumb_formula", std::string()).c_str());
     }
+    ImGui::PopTextWrapPos();
 }
 
 void GuiFit(AppState& st) {
@@ -118,6 +237,7 @@ void GuiFit(AppState& st) {
     const Bill& b = st.results.bill;
     const bool train = st.results.scenario.workload == Workload::train;
     const double util = st.results.scenario.target_utilization;
+    ImGui::PushTextWrapPos(0);
     if (train) {
         ImGui::Text("Largest micro-batch on the %s at %.0f %%: %lld", b.gpu.name.c_str(), util * 100,
                     static_cast<long long>(b.max_micro_batch.value_or(0)));
@@ -129,18 +249,23 @@ void GuiFit(AppState& st) {
         ImGui::Text("Longest context at batch %lld: %lld tokens", static_cast<long long>(st.results.scenario.batch),
                     static_cast<long long>(b.max_context.value_or(0)));
     }
-    auto rows = st.results.catalog;
+    ImGui::PopTextWrapPos();
+    const auto& rows = st.results.catalog;
     const float fs = ImGui::GetFontSize();
     const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
                                   ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp;
-    if (ImGui::BeginTable("catalog", 6, flags, ImVec2(0, fs * 14))) {
+    // Narrow: the GPU's name, whether it fits and the largest batch (the other columns start hidden).
+    const ImGuiTableColumnFlags extra = st.narrow ? ImGuiTableColumnFlags_DefaultHide : 0;
+    if (ImGui::BeginTable(st.narrow ? "catalog_narrow" : "catalog", 6, flags | (st.narrow ? ImGuiTableFlags_Hideable : 0), ImVec2(0, fs * 14))) {
         ImGui::TableSetupScrollFreeze(0, 1);
         ImGui::TableSetupColumn("GPU", ImGuiTableColumnFlags_WidthStretch);
-        ImGui::TableSetupColumn("memory GiB", ImGuiTableColumnFlags_WidthFixed, fs * 6.5f);
-        ImGui::TableSetupColumn("fits", ImGuiTableColumnFlags_WidthFixed, fs * 2.5f);
-        ImGui::TableSetupColumn("needs GiB", ImGuiTableColumnFlags_WidthFixed, fs * 5);
-        ImGui::TableSetupColumn(train ? "max micro-batch" : "max batch", ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending, fs * 7.5f);
-        ImGui::TableSetupColumn(train ? "max seq" : "max context", ImGuiTableColumnFlags_WidthFixed, fs * 5.5f);
+        ImGui::TableSetupColumn("memory GiB", ImGuiTableColumnFlags_WidthFixed | extra, fs * 6.5f);
+        ImGui::TableSetupColumn("fits", ImGuiTableColumnFlags_WidthFixed, fs * 3);
+        ImGui::TableSetupColumn("needs GiB", ImGuiTableColumnFlags_WidthFixed | extra, fs * 5);
+        ImGui::TableSetupColumn(train ? (st.narrow ? "max batch" : "max micro-batch") : "max batch",
+                                ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending,
+                                fs * (st.narrow ? 5 : 7.5f));
+        ImGui::TableSetupColumn(train ? "max seq" : "max context", ImGuiTableColumnFlags_WidthFixed | extra, fs * 5.5f);
         ImGui::TableHeadersRow();
         if (ImGuiTableSortSpecs* spec = ImGui::TableGetSortSpecs(); spec && spec->SpecsCount > 0) {
             st.catalog_sort_column = spec->Specs[0].ColumnIndex;
@@ -155,19 +280,29 @@ void GuiFit(AppState& st) {
                 default: return static_cast<double>(f.max_batch);
             }
         };
-        std::stable_sort(rows.begin(), rows.end(), [&](const CatalogFit& x, const CatalogFit& y) {
-            if (st.catalog_sort_column == 0) return st.catalog_sort_ascending ? x.gpu.name < y.gpu.name : x.gpu.name > y.gpu.name;
-            return st.catalog_sort_ascending ? key(x) < key(y) : key(x) > key(y);
+        // Ties keep the catalog's order (a plain sort on an index: smaller code than stable_sort).
+        std::vector<std::size_t> order(rows.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
+            const CatalogFit &x = rows[i], &y = rows[j];
+            if (st.catalog_sort_column == 0 && x.gpu.name != y.gpu.name)
+                return st.catalog_sort_ascending ? x.gpu.name < y.gpu.name : x.gpu.name > y.gpu.name;
+            if (st.catalog_sort_column != 0 && key(x) != key(y)) return st.catalog_sort_ascending ? key(x) < key(y) : key(x) > key(y);
+            return i < j;
         });
-        for (const auto& f : rows) {
+        for (std::size_t i : order) {
+            const CatalogFit& f = rows[i];
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
+            ImGui::PushItemFlag(ImGuiItemFlags_NoTabStop, f.gpu.id != b.gpu.id);  // one Tab stop: the chosen GPU
             if (ImGui::Selectable((f.gpu.name + "##" + f.gpu.id).c_str(), f.gpu.id == b.gpu.id, ImGuiSelectableFlags_SpanAllColumns))
                 widgets::set(st, "/gpu", f.gpu.id);
+            ImGui::PopItemFlag();
             ImGui::TableNextColumn();
             ImGui::Text("%.1f", static_cast<double>(f.gpu.memory_bytes) / kGiB);
             ImGui::TableNextColumn();
-            ImGui::TextColored(f.fits ? kGreen : kRed, "%s", f.fits ? "yes" : "no");
+            const Fit fit = fit_of(f.device_bytes, f.gpu.memory_bytes, util);
+            ImGui::TextColored(fit_color(fit), "%s", fit_word(fit));
             ImGui::TableNextColumn();
             ImGui::Text("%.1f", static_cast<double>(f.device_bytes) / kGiB);
             ImGui::TableNextColumn();
@@ -177,7 +312,10 @@ void GuiFit(AppState& st) {
         }
         ImGui::EndTable();
     }
-    ImGui::TextDisabled("Click a GPU to choose it. Needs GiB: at this scenario's batch; max: within the target utilisation.");
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("Click a GPU to choose it. Fits: yes within the %.0f %% target, tight above it. Needs GiB: at this "
+                        "scenario's batch; max: within the target utilisation.", util * 100);
+    ImGui::PopTextWrapPos();
 }
 
 void GuiCharts(AppState& st) {
@@ -185,11 +323,11 @@ void GuiCharts(AppState& st) {
     const auto& r = st.results;
     const bool train = r.scenario.workload == Workload::train;
     const double cap = static_cast<double>(r.bill.gpu.memory_bytes) / kGiB;
-    auto series = [](const std::vector<Results::Point>& pts) {
+    auto series = [](const std::vector<CurvePoint>& pts) {
         Series s;
         for (const auto& p : pts) {
-            s.x.push_back(p.x);
-            s.y.push_back(p.device_gib);
+            s.x.push_back(static_cast<double>(p.x));
+            s.y.push_back(static_cast<double>(p.device_bytes) / kGiB);
         }
         return s;
     };
@@ -197,16 +335,16 @@ void GuiCharts(AppState& st) {
     const bool side = ImGui::GetContentRegionAvail().x > fs * 40;
     const float half = side ? (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f : 0;
     const double target = cap * r.scenario.target_utilization;
-    auto chart = [&](const char* id, const char* title, const std::vector<Results::Point>& pts, const char* x_label, double own) {
+    auto chart = [&](const char* id, const char* title, const std::vector<CurvePoint>& pts, const char* x_label, double own) {
         ImGui::BeginChild(id, ImVec2(half, fs * 12.5f), false);
         ImGui::Text("Memory per GPU against %s", title);
         LineChart(id, series(pts), x_label, cap, target, true, fs * 10.5f, own);
         ImGui::EndChild();
     };
-    chart("by_batch", train ? "micro-batch" : "batch", r.by_batch, train ? "micro-batch" : "batch",
+    chart("by_batch", train ? "micro-batch" : "batch", r.curves.by_batch, train ? "micro-batch" : "batch",
           static_cast<double>(train ? r.scenario.micro_batch : r.scenario.batch));
     if (side) ImGui::SameLine();
-    chart("by_seq", train ? "sequence length" : "prompt length", r.by_seq, train ? "seq_len" : "prompt_len",
+    chart("by_seq", train ? "sequence length" : "prompt length", r.curves.by_length, train ? "seq_len" : "prompt_len",
           static_cast<double>(train ? r.scenario.seq_len : r.scenario.prompt_len));
     if (train && !r.bill.timeline.empty()) {
         ImGui::Text("One training step, allocated memory event by event");
@@ -216,16 +354,22 @@ void GuiCharts(AppState& st) {
 
 void GuiAdvisor(AppState& st) {
     if (!st.results.ok) return;
-    const auto& advice = st.results.advice;
+    const auto& advice = st.results.advice.ranked;
     if (advice.empty()) {
-        ImGui::TextDisabled("No single change saves memory here.");
+        ImGui::TextDisabled("No change saves memory here.");
         return;
+    }
+    if (!st.results.advice.note.empty()) {
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextColored(fit_color(Fit::no), "%s", st.results.advice.note.c_str());
+        ImGui::PopTextWrapPos();
     }
     const float fs = ImGui::GetFontSize();
     ImGui::TextDisabled(st.results.bill.fits ? "Changes that free memory (for a larger batch), each computed by the estimator:"
                                              : "Changes that would make it fit, each computed by the estimator:");
-    if (ImGui::BeginTable("advice", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
+    if (ImGui::BeginTable("advice", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
         ImGui::TableSetupColumn("change", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn("time", ImGuiTableColumnFlags_WidthFixed, fs * 6);
         ImGui::TableSetupColumn("saves", ImGuiTableColumnFlags_WidthFixed, fs * 5.5f);
         ImGui::TableSetupColumn("then", ImGuiTableColumnFlags_WidthFixed, fs * 8.5f);
         ImGui::TableSetupColumn("max batch", ImGuiTableColumnFlags_WidthFixed, fs * 5);
@@ -239,9 +383,12 @@ void GuiAdvisor(AppState& st) {
             ImGui::TextUnformatted(a.title.c_str());
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\nchanges: %s", a.why.c_str(), a.patch.dump().c_str());
             ImGui::TableNextColumn();
+            ImGui::TextUnformatted(price_text(a.speed_ratio).c_str());
+            ImGui::TableNextColumn();
             ImGui::Text("%s", gib(a.saving_bytes, 1).c_str());
             ImGui::TableNextColumn();
-            ImGui::TextColored(a.fits ? kGreen : kRed, "%s %s", gib(a.device_bytes, 1).c_str(), a.fits ? "fits" : "no");
+            const Fit fit = fit_of(a.device_bytes, st.results.bill.gpu.memory_bytes, st.results.scenario.target_utilization);
+            ImGui::TextColored(fit_color(fit), "%s %s", gib(a.device_bytes, 1).c_str(), fit == Fit::within_target ? "fits" : fit == Fit::above_target ? "tight" : "no");
             ImGui::TableNextColumn();
             ImGui::Text("%lld", static_cast<long long>(a.max_batch));
             ImGui::TableNextColumn();

@@ -18,58 +18,95 @@ std::string embed_link(const AppState& st) {
     return head + (head.find('?') == std::string::npos ? "?embed=1" : "&embed=1") + tail;
 }
 
+struct Format {
+    const char* name;
+    const char* file;
+    const char* mime;
+};
+constexpr Format kFormats[] = {{"JSON", "vramcalc-bill.json", "application/json"},
+                               {"CSV", "vramcalc-bill.csv", "text/csv"},
+                               {"Markdown", "vramcalc-bill.md", "text/markdown"}};
+
+std::string bill_text(const AppState& st, const Format& f) {
+    const std::string name = f.name;
+    if (name == "JSON") return st.results.bill_json.dump(2) + "\n";
+    if (name == "CSV") return bill_to_csv(st.results.bill);
+    return bill_to_markdown(st.results.bill);
+}
+
+void copy_bill(AppState& st, const Format& f) {
+    st.platform->copy_text(bill_text(st, f));
+    set_status(st, std::string("Bill copied as ") + f.name + ".");
+}
+
+void save_bill(AppState& st, const Format& f) { set_status(st, st.platform->save_text(f.file, f.mime, bill_text(st, f))); }
+
+void copy_link(AppState& st) {
+    st.platform->copy_text(st.platform->share_link(encode_state(st)));
+    set_status(st, "Link copied: opening it restores this scenario.");
+}
+
 }  // namespace
+
+// The iframe snippet, in exactly the form docs/embedding.md shows (the browser test compares them):
+// '&' written as '&amp;' inside the attribute.
+std::string embed_snippet(const AppState& st) {
+    std::string src;
+    for (char c : embed_link(st)) src += c == '&' ? std::string("&amp;") : std::string(1, c);
+    return "<iframe src=\"" + src + "\"\n"
+           "        title=\"vramcalc: GPU memory calculator\" width=\"100%\" height=\"560\" loading=\"lazy\"\n"
+           "        style=\"border: 1px solid #ccc; border-radius: 6px\"></iframe>";
+}
 
 void GuiHeader(AppState& st) {
     ImFont* big = ImGui::GetIO().Fonts->Fonts.Size > 1 ? ImGui::GetIO().Fonts->Fonts[1] : nullptr;
     if (big) ImGui::PushFont(big);
     ImGui::TextUnformatted("vramcalc");
     if (big) ImGui::PopFont();
-    ImGui::SameLine();
-    ImGui::AlignTextToFramePadding();
+    if (!st.narrow) {
+        ImGui::SameLine();
+        ImGui::AlignTextToFramePadding();
+    }
+    ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("GPU memory for training and serving LLMs: will it fit, and how large a batch?");
+    ImGui::PopTextWrapPos();
     GuiExport(st);
 }
 
 void GuiExport(AppState& st) {
     const bool ok = st.results.ok;
-    if (ImGui::Button("Copy link")) {
-        st.platform->copy_text(st.platform->share_link(encode_state(st)));
-        set_status(st, "Link copied: opening it restores this scenario.");
-    }
+    if (ImGui::Button("Copy link")) copy_link(st);
     ImGui::SameLine();
-    if (ImGui::Button("Embed...")) st.show_embed_snippet = !st.show_embed_snippet;
-    if (!ok) return;
-    const Bill& b = st.results.bill;
-    struct Format { const char* name; const char* file; const char* mime; };
-    static constexpr Format kFormats[] = {{"JSON", "vramcalc-bill.json", "application/json"},
-                                          {"CSV", "vramcalc-bill.csv", "text/csv"},
-                                          {"Markdown", "vramcalc-bill.md", "text/markdown"}};
-    for (const auto& f : kFormats) {
-        const std::string name = f.name;
-        auto text = [&]() {
-            if (name == "JSON") return st.results.bill_json.dump(2) + "\n";
-            if (name == "CSV") return bill_to_csv(b);
-            return bill_to_markdown(b);
-        };
-        ImGui::SameLine();
-        if (ImGui::Button(("Copy " + name).c_str())) {
-            st.platform->copy_text(text());
-            set_status(st, "Bill copied as " + name + ".");
+    if (st.narrow) {
+        // A phone: everything else folded into one menu.
+        if (ImGui::Button("Share and export...")) ImGui::OpenPopup("export");
+        if (ImGui::BeginPopup("export")) {
+            if (ImGui::MenuItem("Embed snippet", nullptr, st.show_embed_snippet)) st.show_embed_snippet = !st.show_embed_snippet;
+            for (const auto& f : kFormats) {
+                if (ImGui::MenuItem((std::string("Copy ") + f.name).c_str(), nullptr, false, ok)) copy_bill(st, f);
+                if (ImGui::MenuItem((std::string("Save ") + f.name).c_str(), nullptr, false, ok)) save_bill(st, f);
+            }
+            ImGui::EndPopup();
         }
-        ImGui::SameLine();
-        if (ImGui::Button(("Save " + name).c_str())) set_status(st, st.platform->save_text(f.file, f.mime, text()));
+    } else {
+        if (ImGui::Button("Embed...")) st.show_embed_snippet = !st.show_embed_snippet;
+        if (ok)
+            for (const auto& f : kFormats) {
+                ImGui::SameLine();
+                if (ImGui::Button((std::string("Copy ") + f.name).c_str())) copy_bill(st, f);
+                ImGui::SameLine();
+                if (ImGui::Button((std::string("Save ") + f.name).c_str())) save_bill(st, f);
+            }
     }
     if (st.show_embed_snippet) {
-        std::string snippet = "<iframe src=\"" + embed_link(st) +
-                              "\" width=\"100%\" height=\"620\" style=\"border:0\" title=\"vramcalc GPU memory calculator\"></iframe>";
-        ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 6);
-        ImGui::InputText("##snippet", &snippet, ImGuiInputTextFlags_ReadOnly);
-        ImGui::SameLine();
+        std::string snippet = embed_snippet(st);
+        ImGui::InputTextMultiline("##snippet", &snippet, ImVec2(-1, ImGui::GetTextLineHeight() * 3.6f), ImGuiInputTextFlags_ReadOnly);
         if (ImGui::Button("Copy snippet")) {
             st.platform->copy_text(snippet);
             set_status(st, "Embed snippet copied.");
         }
+        ImGui::SameLine();
+        ImGui::TextDisabled("The same as docs/embedding.md; the page sends its height (docs: \"Sizing the frame\").");
     }
 }
 
@@ -101,13 +138,15 @@ void GuiScenarioJson(AppState& st) {
 
 void GuiFooter(AppState& st) {
     ImGui::Separator();
+    ImGui::PushTextWrapPos(0);
     if (!st.status.empty()) {
-        if (st.status_is_error) ImGui::TextColored(ImVec4(0.8f, 0.16f, 0.14f, 1), "%s", st.status.c_str());
+        if (st.status_is_error) ImGui::TextColored(fit_color(Fit::no), "%s", st.status.c_str());
         else ImGui::TextUnformatted(st.status.c_str());
     }
     ImGui::TextDisabled("vramcalc (%s). GiB = 2^30 bytes, GB = 10^9 bytes. Computed in %.1f ms. Every figure's formula and source: "
                         "docs/methodology.md.",
                         st.platform->name(), st.results.compute_ms);
+    ImGui::PopTextWrapPos();
 }
 
 }  // namespace vramcalc::ui

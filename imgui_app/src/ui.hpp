@@ -27,6 +27,18 @@ void GuiExport(AppState& st);
 void GuiScenarioJson(AppState& st);
 void GuiFooter(AppState& st);
 
+// Keyboard: Tab / Shift+Tab across every control (input.cpp); called in the frame before the panels.
+void keyboard_tab(AppState& st);
+// Names the control just submitted for the Tab order's focus label (ImGui reports no label for combos).
+void name_last_item(AppState& st, const char* name);
+
+// The three answers a memory figure can have, and their text colours (contrast >= 4.5:1 on white and on
+// the table's selected rows). `target` is the scenario's target_utilization.
+enum class Fit { within_target, above_target, no };
+Fit fit_of(std::int64_t device_bytes, std::int64_t capacity_bytes, double target);
+ImVec4 fit_color(Fit f);
+const char* fit_word(Fit f);  // "yes", "tight", "no"
+
 // Recompute everything derived from the scenario (app.cpp).
 void recompute(AppState& st);
 void set_status(AppState& st, std::string message, bool error = false);

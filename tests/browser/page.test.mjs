@@ -6,7 +6,11 @@
 // the page loads without console errors and shows a bill; the JS API answers exactly what the CLI
 // answers; a URL hash round-trips; a broken hash shows an error and the page keeps working; the
 // embedded layout and the docs' embedding example work; screenshots are not blank; idle means no
-// redraws. --measure prints the page's figures (transfer size, first frame, idle frames, catalog solve).
+// animation frames at all. Input as a person gives it (real wheel, touch and key events): a wheel notch
+// scrolls the panel under the pointer down by a sane amount, a finger drag scrolls on a phone, an
+// embedded frame lets its host page scroll once it is at its end, Tab reaches the GPU selector.
+// --measure prints the page's figures (transfer size, first frame, idle frames and main-thread time,
+// catalog solve).
 import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -32,6 +36,15 @@ const server = http.createServer((req, res) => {
   const url = new URL(req.url, 'http://x');
   if (!url.pathname.startsWith(SUB)) { res.writeHead(404).end(); return; }
   let rel = decodeURIComponent(url.pathname.slice(SUB.length)) || 'index.html';
+  if (rel === 'test-host.html') {  // a tall docs page with the calculator embedded in an 800x500 frame
+    res.writeHead(200, {'Content-Type': 'text/html'});
+    res.end('<!doctype html><html><body style="margin:0;font:16px sans-serif"><div style="height:300px">docs text</div>' +
+            '<iframe id="calc" src="index.html?embed=1#v=1&amp;model=llama-3.1-8b&amp;method=lora&amp;gpu=rtx-4090" width="800" height="500" ' +
+            'style="border:0;display:block"></iframe><div style="height:3000px">more docs text</div>' +
+            '<script>window.heights=[];addEventListener("message",e=>{if(e.data&&e.data.type==="vramcalc:height")heights.push(e.data.height)});</script>' +
+            '</body></html>');
+    return;
+  }
   const file = path.join(dist, rel);
   if (!file.startsWith(dist) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) { res.writeHead(404).end(); return; }
   served.push(rel);
@@ -61,8 +74,15 @@ async function check(name, fn) {
 function assert(cond, msg) { if (!cond) throw new Error(msg); }
 
 // A page with its console errors collected; resolves once the first frame is on screen.
-async function open(url, viewport = {width: 1360, height: 900}) {
-  const page = await browser.newPage({viewport, deviceScaleFactor: 1});
+// Counts requestAnimationFrame callbacks (window.rafCount) from before the page's own scripts run.
+const countFrames = () => {
+  window.rafCount = 0;
+  const raf = window.requestAnimationFrame.bind(window);
+  window.requestAnimationFrame = cb => raf(t => { window.rafCount++; cb(t); });
+};
+async function open(url, viewport = {width: 1360, height: 900}, options = {}) {
+  const page = await browser.newPage({viewport, deviceScaleFactor: 1, ...options});
+  await page.addInitScript(countFrames);
   page.errors = [];
   page.on('console', m => { if (m.type() === 'error') page.errors.push(m.text()); });
   page.on('pageerror', e => page.errors.push(String(e)));
@@ -129,6 +149,10 @@ await check('the JS API gives the same bill JSON as the CLI', async () => {
 await check('the JS API reports bad scenarios as errors naming the field', async () => {
   const msg = await page.evaluate(() => { try { window.vramcalc.estimate({model: 'no-such-model'}); return 'no error'; } catch (e) { return e.message; } });
   assert(/model/.test(msg), msg);
+  // JSON text that does not parse is an error too, and the page lives on (a build that compiled the UI
+  // without exception support aborted here).
+  const bad = await page.evaluate(() => { try { window.vramcalc.estimate('{bad json'); return 'no error'; } catch (e) { return e.message; } });
+  assert(/not valid JSON/.test(bad), 'bad JSON text: ' + bad);
   const cat = await page.evaluate(() => window.vramcalc.solveCatalog({model: 'llama-3.1-8b', method: 'lora'}));
   assert(cat.length >= 20 && cat.every(r => typeof r.max_batch === 'number'), 'catalog rows: ' + cat.length);
 });
@@ -191,13 +215,24 @@ if (fs.existsSync(path.join(dist, 'examples', 'embed.html'))) {
   });
 }
 let metrics = {};
-await check('idle: at most 2 frames per second without input', async () => {
-  await page.waitForTimeout(500);
-  const before = await page.evaluate(() => window.vramcalcPage.framesDrawn());
-  await page.waitForTimeout(5000);
-  const after = await page.evaluate(() => window.vramcalcPage.framesDrawn());
-  metrics.idle_frames_5s = after - before;
-  assert(after - before <= 10, `${after - before} frames in 5 idle seconds`);
+// Idle: the page must schedule no animation frame at all (not merely skip drawing).
+async function idleFrames(p, ms) {
+  await p.waitForTimeout(800);  // the frames after the last input settle
+  const before = await p.evaluate(() => window.rafCount);
+  const cdp = await p.context().newCDPSession(p);
+  await cdp.send('Performance.enable');
+  const m0 = Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map(m => [m.name, m.value]));
+  await p.waitForTimeout(ms);
+  const m1 = Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map(m => [m.name, m.value]));
+  const after = await p.evaluate(() => window.rafCount);
+  await cdp.detach();
+  return {frames: after - before, taskMsPerS: 1000 * (m1.TaskDuration - m0.TaskDuration) / (ms / 1000)};
+}
+await check('idle: no requestAnimationFrame callback in 5 s without input', async () => {
+  const idle = await idleFrames(page, 5000);
+  metrics.idle_raf_per_s = idle.frames / 5;
+  metrics.idle_main_thread_ms_per_s = +idle.taskMsPerS.toFixed(2);
+  assert(idle.frames === 0, `${idle.frames} animation frames in 5 idle seconds`);
 });
 await check('input wakes the page and a click changes the scenario', async () => {
   const before = await page.evaluate(() => window.vramcalcPage.framesDrawn());
@@ -206,7 +241,198 @@ await check('input wakes the page and a click changes the scenario', async () =>
   await page.waitForTimeout(200);
   const after = await page.evaluate(() => window.vramcalcPage.framesDrawn());
   assert(after > before, 'no frame after mouse movement');
+  const idle = await idleFrames(page, 1500);
+  assert(idle.frames === 0, `the page did not go idle again: ${idle.frames} frames`);
 });
+
+// The wheel, as a mouse gives it: deltaY 100 is one notch down (Chromium's size of a notch).
+const scrollAt = (p, x, y) => p.evaluate(([x, y]) => window.vramcalcPage.scrollOf(x, y), [x, y]);
+await check('one wheel notch down over the inputs scrolls them down, by less than a panel', async () => {
+  const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora', {width: 1400, height: 900});
+  const [x, y] = [230, 560];  // the inputs panel (left column), below the model list
+  await p.mouse.move(x, y);
+  await p.waitForTimeout(200);
+  const top = await scrollAt(p, x, y);
+  await p.mouse.wheel(0, -100);  // up at the top: nothing to scroll
+  await p.waitForTimeout(200);
+  assert(await scrollAt(p, x, y) === top, 'a notch up at the top moved the panel');
+  await p.mouse.wheel(0, 100);
+  let moved = 0;
+  for (let i = 0; i < 40 && moved === 0; i++) {
+    await p.waitForTimeout(50);
+    moved = (await scrollAt(p, x, y)) - top;
+  }
+  metrics.wheel_notch_px = moved;
+  assert(moved > 20 && moved < 700, `one notch down moved the inputs by ${moved} px (want down, less than a panel)`);
+  await p.mouse.wheel(0, 3);  // a trackpad's small step moves about as much
+  let small = 0;
+  for (let i = 0; i < 40 && small === 0; i++) {
+    await p.waitForTimeout(50);
+    small = (await scrollAt(p, x, y)) - top - moved;
+  }
+  metrics.trackpad_3px_step_px = small;
+  assert(small >= 1 && small <= 6, `a 3 px trackpad step moved ${small} px`);
+  await p.mouse.wheel(0, -100);
+  let back = Infinity;
+  for (let i = 0; i < 40 && back >= 2; i++) {
+    await p.waitForTimeout(50);
+    back = Math.abs((await scrollAt(p, x, y)) - top - small);
+  }
+  assert(back < 2, 'a notch up did not come back');
+  await p.close();
+});
+
+await check('a one-finger drag scrolls on a 390x844 phone (3x, touch)', async () => {
+  const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora', {width: 390, height: 844},
+                       {deviceScaleFactor: 3, hasTouch: true, isMobile: true});
+  await waitSummary(p, t => /GiB/.test(t));
+  await p.waitForTimeout(300);
+  const before = await scrollAt(p, 200, 400);
+  const cdp = await p.context().newCDPSession(p);
+  const touch = (type, y) => cdp.send('Input.dispatchTouchEvent', {type, touchPoints: type === 'touchEnd' ? [] : [{x: 200, y}]});
+  await touch('touchStart', 650);
+  for (let y = 630; y >= 350; y -= 20) await touch('touchMove', y);
+  await touch('touchEnd');
+  let after = before;
+  for (let i = 0; i < 60 && after === before; i++) {
+    await p.waitForTimeout(50);
+    after = await scrollAt(p, 200, 400);
+  }
+  metrics.touch_drag_300px_scrolls_px = after - before;
+  assert(after - before > 200 && after - before < 400, `a 300 px drag upwards scrolled ${after - before} px (want ~300, content following the finger)`);
+  // A tap on the canvas is a click: it must not scroll.
+  await cdp.send('Input.dispatchTouchEvent', {type: 'touchStart', touchPoints: [{x: 20, y: 20}]});
+  await cdp.send('Input.dispatchTouchEvent', {type: 'touchEnd', touchPoints: []});
+  await p.waitForTimeout(200);
+  assert(Math.abs((await scrollAt(p, 200, 400)) - after) < 1, 'a tap scrolled');
+  const png = await p.screenshot();
+  fs.writeFileSync(path.join(out, 'screenshot-phone-scrolled.png'), png);
+  assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
+  await cdp.detach();
+  await p.close();
+});
+
+await check('on a phone a tap on a text field opens the keyboard, and what is typed reaches the field', async () => {
+  const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora', {width: 390, height: 844},
+                       {deviceScaleFactor: 3, hasTouch: true, isMobile: true});
+  await waitSummary(p, t => /GiB/.test(t));
+  await p.waitForTimeout(300);
+  const cdp = await p.context().newCDPSession(p);
+  const tap = async ([x, y]) => {
+    await cdp.send('Input.dispatchTouchEvent', {type: 'touchStart', touchPoints: [{x, y}]});
+    await cdp.send('Input.dispatchTouchEvent', {type: 'touchEnd', touchPoints: []});
+    await p.waitForTimeout(150);
+  };
+  const at = label => p.evaluate(l => window.vramcalcPage.controlAt(l), label);
+  // Software rendering of a 3x phone canvas is slow on a busy machine: wait for each effect, up to 3 s.
+  const until = async (fn, what) => {
+    let last;
+    for (let i = 0; i < 60; i++) {
+      last = await p.evaluate(fn);
+      if (last === what) return;
+      await p.waitForTimeout(50);
+    }
+    throw new Error(`wanted ${JSON.stringify(what)}, last ${JSON.stringify(last)}`);
+  };
+  const focused = () => document.activeElement && document.activeElement.id;
+  const typed = () => window.vramcalcPage.activeText();
+  const tree = await at('Choose another model');
+  assert(tree, 'the folded model list is not on the first screen');
+  await tap(tree);
+  let field = null;
+  for (let i = 0; i < 60 && !field; i++) {
+    field = await at('##filter');
+    if (!field) await p.waitForTimeout(50);
+  }
+  assert(field, 'a tap did not unfold the model list');
+  await tap(field);
+  await until(focused, 'text-input');  // a DOM input has the focus: the on-screen keyboard opens
+  await p.keyboard.type('qwen');
+  await until(typed, 'qwen');
+  await p.keyboard.press('Backspace');
+  await until(typed, 'qwe');
+  await p.keyboard.press('Enter');
+  await until(focused, 'canvas');      // editing ended: the keyboard closes
+  assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
+  await cdp.detach();
+  await p.close();
+});
+
+await check('an embedded 800x500 frame lets its host page scroll with the wheel over it', async () => {
+  const host = await browser.newPage({viewport: {width: 1000, height: 700}});
+  await host.goto(base + 'test-host.html');
+  const frame = await (await host.waitForSelector('#calc')).contentFrame();
+  await frame.waitForFunction(() => window.vramcalcPage && window.vramcalcPage.firstFrameMs !== null, null, {timeout: 20000});
+  await host.waitForTimeout(300);
+  await host.mouse.move(400, 500);  // over the frame (it spans 300..800 of the host)
+  let scrolled = 0;
+  for (let i = 0; i < 30 && scrolled === 0; i++) {
+    await host.mouse.wheel(0, 100);
+    await host.waitForTimeout(60);
+    scrolled = await host.evaluate(() => window.scrollY);
+  }
+  assert(scrolled > 0, 'the host page never scrolled with the wheel over the frame');
+  const heights = await host.evaluate(() => window.heights);
+  assert(heights.length > 0 && heights[heights.length - 1] > 100, 'no content height posted to the host: ' + JSON.stringify(heights));
+  metrics.embed_content_height_px = heights[heights.length - 1];
+  await host.close();
+});
+
+await check('Tab walks the controls across both panels and reaches the GPU selector', async () => {
+  const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora', {width: 1400, height: 900});
+  assert(await p.evaluate(() => document.activeElement && document.activeElement.id === 'canvas'), 'the canvas has no focus on load');
+  const seen = [];
+  for (let i = 0; i < 80; i++) {
+    const before = seen.length ? seen[seen.length - 1] : null;
+    await p.keyboard.press('Tab');
+    let f = before;
+    for (let j = 0; j < 40 && f === before; j++) {  // until the frame that moves the focus has run
+      await p.waitForTimeout(25);
+      f = await p.evaluate(() => window.vramcalcPage.navFocus());
+    }
+    seen.push(f);
+    if (f === 'GPU selector') break;
+  }
+  assert(seen[seen.length - 1] === 'GPU selector', 'Tab never reached the GPU selector: ' + seen.join(' | '));
+  metrics.tabs_to_gpu_selector = seen.length;
+  await p.keyboard.press('Shift+Tab');
+  await p.waitForTimeout(40);
+  assert(await p.evaluate(() => window.vramcalcPage.navFocus()) !== 'GPU selector', 'Shift+Tab did not move back');
+  await p.keyboard.press('Tab');
+  await p.waitForTimeout(100);
+  fs.writeFileSync(path.join(out, 'screenshot-keyboard-focus.png'), await p.screenshot());
+  await p.close();
+});
+
+await check('the embed snippet the page offers is the one docs/embedding.md shows', async () => {
+  const docs = fs.readFileSync(new URL('../../docs/embedding.md', import.meta.url), 'utf8');
+  const block = docs.match(/```html\n(<iframe[\s\S]*?<\/iframe>)\n```/);
+  assert(block, 'docs/embedding.md has no iframe snippet');
+  const offered = await page.evaluate(() => window.vramcalcPage.embedSnippet());
+  const norm = t => t.replace(/src="[^"]*"/, 'src="…"');
+  assert(norm(offered) === norm(block[1]), `differs:\n page: ${offered}\n docs: ${block[1]}`);
+  assert(/[?&]embed=1#v=1&amp;/.test(offered), 'the offered src is not an embed link: ' + offered);
+});
+
+// Screenshots at the sizes people use; nothing of the verdict may be cut off (it wraps).
+for (const [name, viewport, options, url] of [
+  ['1400x900', {width: 1400, height: 900}, {}, ''],
+  ['1280x720', {width: 1280, height: 720}, {}, ''],
+  ['390x844', {width: 390, height: 844}, {deviceScaleFactor: 3, hasTouch: true, isMobile: true}, ''],
+  ['embed-800x500', {width: 800, height: 500}, {}, '?embed=1'],
+]) {
+  await check(`screenshot ${name} is not blank`, async () => {
+    const p = await open(base + url + '#v=1&model=qwen2.5-7b&method=lora&lora.rank=16&lora.targets=all-linear&micro_batch=4&seq_len=2048&gpu=rtx-4090', viewport, options);
+    await waitSummary(p, t => /RTX 4090/.test(t));
+    await p.waitForTimeout(300);
+    const png = await p.screenshot();
+    fs.writeFileSync(path.join(out, `screenshot-${name}.png`), png);
+    const st = await pixelStats(p, png);
+    assert(st.colours > 20 && st.ink > 0.03, `looks blank: ${JSON.stringify(st)}`);
+    assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
+    await p.close();
+  });
+}
 
 if (args.measure) {
   const pageFiles = ['index.html', 'page.js', 'vramcalc.js', 'vramcalc.wasm'];
@@ -222,8 +448,12 @@ if (args.measure) {
   metrics.first_frame_ms_median_of_5 = Math.round(firsts[2]);
   metrics.first_frame_ms_all = firsts.map(Math.round);
   metrics.catalog_solve_ms_in_page = +(await page.evaluate(() => window.vramcalcPage.timeCatalogSolve(50))).toFixed(3);
-  metrics.files_requested = [...new Set(served)].filter(f => !f.startsWith('examples/'));
+  metrics.files_requested = [...new Set(served)].filter(f => !f.startsWith('examples/') && f !== 'test-host.html');
   console.log('page metrics: ' + JSON.stringify(metrics, null, 1));
+  console.log(`page: ${(metrics.transfer_gzip_bytes / 1024).toFixed(1)} KiB gzip (html + js + wasm), first paint ` +
+              `${metrics.first_frame_ms_median_of_5} ms (median of 5), idle ${metrics.idle_raf_per_s} frames/s and ` +
+              `${metrics.idle_main_thread_ms_per_s} ms/s main thread, catalog solve ${metrics.catalog_solve_ms_in_page} ms in the page, ` +
+              `wheel notch ${metrics.wheel_notch_px} px`);
 }
 await browser.close();
 server.close();

@@ -31,8 +31,126 @@
   window.addEventListener('resize', resize);
   resize();
 
-  ['mousemove', 'mousedown', 'mouseup', 'wheel', 'keydown', 'keyup', 'touchstart', 'touchmove', 'touchend', 'focus', 'blur']
+  // Idle: the C++ main loop pauses itself when nothing changed for a few frames (no requestAnimationFrame
+  // at all); anything that may change what is on screen resumes it.
+  ['mousemove', 'mousedown', 'mouseup', 'keydown', 'keyup', 'keypress', 'focus', 'blur', 'visibilitychange']
     .forEach(function (type) { window.addEventListener(type, wake, {passive: true, capture: true}); });
+  function watchDpr() {  // a window moved to a screen of another density, or the page was zoomed
+    var mq = window.matchMedia('(resolution: ' + (window.devicePixelRatio || 1) + 'dppx)');
+    mq.addEventListener('change', function once() { mq.removeEventListener('change', once); resize(); watchDpr(); });
+  }
+  if (window.matchMedia) watchDpr();
+
+  function canvasPoint(e) {
+    var r = canvas.getBoundingClientRect();
+    return [e.clientX - r.left, e.clientY - r.top];
+  }
+  // The wheel: ours, not Emscripten's GLFW (3.1.6 passes raw deltaY pixels to ImGui as notches, upside
+  // down). The C++ side scrolls the window under the pointer by the same distance the browser would and
+  // says whether it moved; if not (that window is at its end), the browser gets the event, so a page
+  // embedding this one in an iframe scrolls. Ctrl+wheel (and trackpad pinch) stays the browser's zoom.
+  window.addEventListener('wheel', function (e) {
+    if (e.target !== canvas) return;
+    e.stopPropagation();
+    if (!ready() || e.ctrlKey) return;
+    var p = canvasPoint(e), dx = e.deltaX, dy = e.deltaY;
+    if (e.shiftKey && !dx) { dx = dy; dy = 0; }
+    if (Module._vramcalc_scroll(p[0], p[1], dx, dy, e.deltaMode)) e.preventDefault();
+  }, {capture: true, passive: false});
+
+  // Touch: ours too (the GLFW port reads positions from event.touch, which does not exist). One finger
+  // dragged past a few pixels scrolls the window under it, content following the finger; a touch that
+  // stays put is a click, run synchronously so that what it starts (the on-screen keyboard, a copy, a
+  // new tab) happens inside the user's gesture.
+  var touch = null, lastPointerTouch = false, tapSlop = 8;
+  window.addEventListener('mousedown', function () { lastPointerTouch = false; }, true);
+  window.addEventListener('touchstart', function (e) {
+    if (e.target !== canvas) return;
+    e.stopPropagation();
+    e.preventDefault();
+    lastPointerTouch = true;
+    if (!ready() || e.touches.length !== 1) { touch = null; return; }
+    var t = e.changedTouches[0], p = canvasPoint(t);
+    touch = {id: t.identifier, x0: p[0], y0: p[1], x: p[0], y: p[1], dragging: false};
+  }, {capture: true, passive: false});
+  function ownTouch(e) {
+    if (!touch) return null;
+    for (var i = 0; i < e.changedTouches.length; i++)
+      if (e.changedTouches[i].identifier === touch.id) return canvasPoint(e.changedTouches[i]);
+    return null;
+  }
+  window.addEventListener('touchmove', function (e) {
+    if (e.target !== canvas) return;
+    e.stopPropagation();
+    e.preventDefault();
+    var p = ownTouch(e);
+    if (!p) return;
+    if (!touch.dragging && Math.hypot(p[0] - touch.x0, p[1] - touch.y0) > tapSlop) touch.dragging = true;
+    if (touch.dragging) Module._vramcalc_scroll(touch.x0, touch.y0, touch.x - p[0], touch.y - p[1], 0);
+    touch.x = p[0];
+    touch.y = p[1];
+  }, {capture: true, passive: false});
+  window.addEventListener('touchend', function (e) {
+    if (e.target !== canvas) return;
+    e.stopPropagation();
+    e.preventDefault();
+    var p = ownTouch(e);
+    if (p && !touch.dragging) syncTextInput(Module._vramcalc_tap(p[0], p[1]));
+    if (p) touch = null;
+  }, {capture: true, passive: false});
+  window.addEventListener('touchcancel', function (e) {
+    if (e.target !== canvas) return;
+    e.stopPropagation();
+    touch = null;
+  }, true);
+
+  // Typing on a phone: a hidden <input> takes the focus while ImGui edits text, so the on-screen keyboard
+  // opens; what arrives in it (keys, IME compositions, paste) is passed to ImGui and the input emptied.
+  // It always holds one character, so that a keyboard's backspace has something to delete.
+  var textInput = document.getElementById('text-input'), sentinel = '\u00a0';
+  var glfwKeys = {Backspace: 259, Enter: 257, Tab: 258, Escape: 256, Delete: 261, ArrowLeft: 263, ArrowRight: 262,
+                  ArrowUp: 265, ArrowDown: 264, Home: 268, End: 269};
+  function resetTextInput() {
+    textInput.value = sentinel;
+    textInput.setSelectionRange(1, 1);
+  }
+  function syncTextInput(wantText) {
+    if (wantText && lastPointerTouch) {
+      if (document.activeElement !== textInput) {
+        resetTextInput();
+        textInput.focus({preventScroll: true});
+      }
+    } else if (!wantText && document.activeElement === textInput) {
+      textInput.blur();
+      canvas.focus({preventScroll: true});
+    }
+  }
+  function sendText(text) { if (text) call('vramcalc_text', ['string'], [text]); }
+  ['keydown', 'keypress', 'keyup'].forEach(function (type) {
+    window.addEventListener(type, function (e) {
+      if (e.target !== textInput) return;
+      e.stopImmediatePropagation();  // GLFW listens on window too and would type every character twice
+      if (type !== 'keydown' || e.isComposing) return;
+      var key = glfwKeys[e.key];
+      if (key && !e.altKey && !e.metaKey) {
+        e.preventDefault();
+        Module._vramcalc_key(key, e.shiftKey ? 1 : 0);
+      }
+    }, true);
+  });
+  textInput.addEventListener('input', function (e) {
+    if (e.isComposing) return;
+    var v = textInput.value;
+    if (/^delete/.test(e.inputType || '') || v.length < sentinel.length) Module._vramcalc_key(glfwKeys.Backspace, 0);
+    else sendText(v.indexOf(sentinel) === 0 ? v.slice(sentinel.length) : v);
+    resetTextInput();
+  });
+  textInput.addEventListener('compositionend', function (e) {
+    sendText(e.data);
+    resetTextInput();
+  });
+  textInput.addEventListener('blur', function () { if (ready()) Module._vramcalc_text_input_blurred(); });
+
   window.addEventListener('paste', function (e) {
     call('vramcalc_on_paste', ['string'], [e.clipboardData ? e.clipboardData.getData('text/plain') : '']);
   });
@@ -112,14 +230,27 @@
     pageLink: pageLink,
     openUrl: function (url) { window.open(url, '_blank', 'noopener'); },
     setSummary: function (text) { summary.textContent = text; },
+    textInputWanted: function (want) { syncTextInput(want); },
+    contentHeight: function (cssPixels) {  // ?embed=1: the host sizes the frame (docs/embedding.md)
+      if (window.parent !== window) window.parent.postMessage({type: 'vramcalc:height', height: Math.ceil(cssPixels)}, '*');
+    },
     saveSetting: function (key, value) { try { localStorage.setItem('vramcalc.' + key, value); } catch (e) { /* storage disabled */ } },
     loadSetting: function (key) { try { return localStorage.getItem('vramcalc.' + key) || ''; } catch (e) { return ''; } },
     firstFrame: function () {
       window.vramcalcPage.firstFrameMs = performance.now();
       loading.style.display = 'none';
       resize();
+      if (!window.vramcalcPage.embed) canvas.focus({preventScroll: true});  // keys work at once (an iframe leaves the host's focus alone)
     },
     framesDrawn: function () { return ready() ? Module._vramcalc_frames_drawn() : 0; },
+    navFocus: function () { return ready() ? UTF8ToString(Module._vramcalc_nav_focus()) : ''; },  // tests: the focused control
+    activeText: function () { return ready() ? UTF8ToString(Module._vramcalc_active_text()) : ''; },
+    controlAt: function (label) {  // tests: [x, y] of a control's centre in CSS pixels, or null
+      var r = ready() ? Module.ccall('vramcalc_control_at', 'string', ['string'], [label]) : '';
+      return r ? r.split(',').map(Number) : null;
+    },
+    embedSnippet: function () { return ready() ? UTF8ToString(Module._vramcalc_embed_snippet()) : ''; },
+    scrollOf: function (x, y) { return ready() ? Module._vramcalc_scroll_of(x, y) : -1; },         // tests: the scroll of the window at x, y
     timeCatalogSolve: function (repeats) { return Module.ccall('vramcalc_time_catalog_solve', 'number', ['number'], [repeats || 20]); },
     startMs: t0,
     toC: function (s) {  // a malloc'ed UTF-8 copy for C++ (web/main_web.cpp frees it)

@@ -24,6 +24,9 @@ struct Advice {
     bool within_target = false;    // device bytes within target_utilization of it
     bool keeps_model = true;       // false for "a smaller model"
     std::int64_t max_batch = 0;    // largest micro_batch (train) or batch (infer) after the change
+    // Its time price: tokens/s after / before (training: optimizer steps' tokens; inference: generated
+    // tokens of the batch), 0 when either has no speed estimate. 0.76 = "24 % slower".
+    double speed_ratio = 0;
 };
 
 // What to change, ranked: changes that bring the scenario within its target utilisation first (fewest

@@ -42,6 +42,29 @@ struct TimelinePoint {
     std::int64_t bytes = 0;
 };
 
+// How long it takes (time/speed.cpp; docs/methodology.md "Time"): a roofline of the step on the GPU
+// (compute at an assumed model-FLOPs utilisation, memory traffic at peak bandwidth) plus the
+// communication not hidden behind compute and the offload traffic over PCIe.
+struct Speed {
+    // Training: one optimizer step of the whole job.
+    double flops_per_step = 0;        // executed (recomputation included), all GPUs
+    double model_flops_per_step = 0;  // what MFU is computed on (no recomputation)
+    double step_s = 0;
+    double tokens_per_step = 0;
+    double tokens_per_s = 0;          // the job
+    double tokens_per_s_per_gpu = 0;
+    double compute_s = 0, memory_s = 0, communication_s = 0, offload_s = 0;
+    // Inference: prefill of the prompts, then one decode step per generated token.
+    double prefill_s = 0;
+    double decode_s_per_token = 0;    // one step of `batch` sequences at the mean context
+    double tokens_per_s_per_sequence = 0;
+    double generate_tokens_per_s = 0; // gen_len / (prefill + decode), one sequence's view
+    double tokens_per_s_at_max_concurrency = 0;
+    double mfu = 0;                   // the assumed model-FLOPs utilisation
+    std::string bound;                // "compute", "memory", "communication" or "offload"
+    std::string basis;                // the assumptions, in words, with their sources
+};
+
 struct Bill {
     std::string model_name;
     std::int64_t parameters = 0;
@@ -76,6 +99,7 @@ struct Bill {
     std::string layout;                           // multi-GPU: the layout and which rank the bill is for
     std::vector<std::string> warnings;
     std::vector<std::string> notes;               // what a figure is bounded by, that is not a problem
+    std::optional<Speed> speed;                   // estimate() only (not estimate_peak)
 
     std::int64_t component(const std::string& id) const {
         for (const auto& c : components)

@@ -18,6 +18,8 @@ std::string bill_summary(const Bill& b);
 // The verdict in three states: within the target utilisation, fits but above it, does not fit.
 enum class Verdict { fits, fits_above_target, does_not_fit };
 Verdict verdict_of(const Bill& b);
+// The same rule for any device figure (catalog rows, advice rows): capacity first, then the target.
+Verdict verdict_for(std::int64_t device_bytes, std::int64_t capacity_bytes, double target_utilization);
 // "fits within the 90 % target, 18.40 GiB free", "fits, but above the 90 % target: only 3.10 GiB free",
 // "does not fit: 12.30 GiB over". One phrasing for the CLI, the UI and the exports.
 std::string verdict_sentence(const Bill& b);

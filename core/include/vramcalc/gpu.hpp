@@ -12,11 +12,39 @@ struct GpuSpec {
     std::string name;          // display name
     std::string vendor;        // "nvidia" | "amd"
     std::string arch;          // "hopper", "ampere", ... (CUDA context size depends on it)
-    std::int64_t memory_bytes = 0;  // total as nvidia-smi / torch total_memory reports it
+    // The capacity the estimator compares the bill against: the card's total as the driver reports it
+    // (nvidia-smi memory.total), CUDA context included, since the bill's device line includes it too.
+    std::int64_t memory_bytes = 0;
+    // What memory_bytes was read from: "nvidia-smi" (NVML memory.total, MiB x 2^20), "rocm-smi" (VRAM Total
+    // Memory, bytes; equal to HIP totalGlobalMem), or "datasheet" (the marketed capacity, read as GiB,
+    // where no driver output could be found; the source says so).
+    std::string memory_basis = "nvidia-smi";
+    // The total as the CUDA allocator sees it: torch.cuda.get_device_properties().total_memory, the total of
+    // torch.cuda.mem_get_info(). 0.35-0.86 GiB below nvidia-smi's figure in the published pairs (memory the
+    // driver keeps for itself). 0 where no published torch output was found. For display only.
+    std::int64_t memory_torch_bytes = 0;
     bool bf16 = true;
-    double peak_bf16_tflops = 0;    // dense
+    double peak_bf16_tflops = 0;    // dense, tensor cores
+    double peak_fp8_tflops = 0;     // dense; 0 = no FP8 tensor cores, or no sourced figure
+    double peak_fp4_tflops = 0;     // dense (NVFP4 / MXFP4); 0 = none, or no sourced figure
     double memory_bandwidth_gbps = 0;
+    // ECC on a GDDR card takes 1/16 of its memory for check bits ("inline" ECC: 6.25% on the GDDR5 K40, NVIDIA
+    // Tesla V100 architecture whitepaper), so the driver reports 15/16 of the ECC-off total (L20, RTX A6000:
+    // 49140 MiB off, 46068 MiB on). HBM keeps ECC beside the data and loses nothing (H100 NVL: 95830 MiB
+    // either way); so, in the driver's figures, does the GDDR7 RTX PRO 6000 Blackwell.
+    // Such cards are two catalog entries, one per state, each naming the other.
+    bool ecc_reserves = false;      // this card's ECC reserves 1/16 of memory
+    bool ecc_on = false;            // the ECC state memory_bytes was measured in (meaningful when ecc_reserves)
+    std::string ecc_other_id;       // the entry for the same card in the other ECC state ("" = none)
     std::string source;
 };
+
+// A GDDR card's total with ECC on, from its total with ECC off: 15/16 of it, in whole MiB. Exact for the
+// pairs in the catalog (L20, RTX A6000: 49140 MiB -> 46068 MiB); the catalog's figures themselves are read
+// from driver output, this is the rule they follow (tests/unit-catalog.cpp checks each pair against it).
+constexpr std::int64_t ecc_on_bytes(std::int64_t ecc_off_bytes) {
+    constexpr std::int64_t mib = std::int64_t{1} << 20;
+    return ecc_off_bytes / mib * 15 / 16 * mib;
+}
 
 }  // namespace vramcalc

@@ -31,4 +31,7 @@ Scenario default_scenario(Framework f, Workload w, const Catalog& catalog);
 nlohmann::json scenario_to_json(const Scenario& s);
 nlohmann::json bill_to_json(const Bill& b);
 
+// The bill's `speed` object (time/speed.cpp).
+nlohmann::json speed_to_json(const Speed& s);
+
 }  // namespace vramcalc

@@ -114,7 +114,7 @@ bool conflicts(const json& a, const json& b) {
 }
 
 Advice finish(const json& scenario, const Catalog& catalog, const std::vector<Candidate>& cands,
-              const std::vector<std::size_t>& parts, std::int64_t before, double budget) {
+              const std::vector<std::size_t>& parts, std::int64_t before, double budget, double speed_before) {
     Advice a;
     json patch = json::object();
     for (std::size_t i : parts) {
@@ -134,6 +134,7 @@ Advice finish(const json& scenario, const Catalog& catalog, const std::vector<Ca
     a.fits = after.fits;
     a.within_target = static_cast<double>(after.device_bytes) <= budget;
     a.max_batch = after.max_micro_batch.value_or(after.max_batch.value_or(0));  // estimate() solved it already
+    if (after.speed && after.speed->tokens_per_s > 0 && speed_before > 0) a.speed_ratio = after.speed->tokens_per_s / speed_before;
     return a;
 }
 
@@ -143,7 +144,9 @@ AdvicePlan plan_changes(const json& scenario, const Catalog& catalog) {
     AdvicePlan plan;
     auto base = scenario_from_json(scenario, catalog);
     if (!base.ok()) return plan;
-    const std::int64_t before = estimate_peak(*base).device_bytes;
+    const Bill base_bill = estimate(*base);
+    const std::int64_t before = base_bill.device_bytes;
+    const double speed_before = base_bill.speed ? base_bill.speed->tokens_per_s : 0;
     const double budget = static_cast<double>(base->gpu.memory_bytes) * base->target_utilization;
 
     std::vector<Candidate> cands;
@@ -200,8 +203,8 @@ AdvicePlan plan_changes(const json& scenario, const Catalog& catalog) {
     });
     if (combos.size() > 3) combos.resize(3);
 
-    for (const auto& c : combos) plan.ranked.push_back(finish(scenario, catalog, cands, c, before, budget));
-    for (const auto& t : singles) plan.ranked.push_back(finish(scenario, catalog, cands, {t.index}, before, budget));
+    for (const auto& c : combos) plan.ranked.push_back(finish(scenario, catalog, cands, c, before, budget, speed_before));
+    for (const auto& t : singles) plan.ranked.push_back(finish(scenario, catalog, cands, {t.index}, before, budget, speed_before));
     // Within the target first; then fewer changes; then the user's model kept; then the larger saving.
     std::stable_sort(plan.ranked.begin(), plan.ranked.end(), [](const Advice& x, const Advice& y) {
         if (x.within_target != y.within_target) return x.within_target;
@@ -226,7 +229,8 @@ json advice_to_json(const AdvicePlan& plan) {
     for (const auto& a : plan.ranked)
         rows.push_back({{"title", a.title}, {"why", a.why}, {"patch", a.patch}, {"changes", a.changes},
                         {"device_bytes", a.device_bytes}, {"saving_bytes", a.saving_bytes}, {"fits", a.fits},
-                        {"within_target", a.within_target}, {"keeps_model", a.keeps_model}, {"max_batch", a.max_batch}});
+                        {"within_target", a.within_target}, {"keeps_model", a.keeps_model}, {"max_batch", a.max_batch},
+                        {"speed_ratio", a.speed_ratio}});
     json j = {{"changes", rows}};
     if (!plan.note.empty()) j["note"] = plan.note;
     return j;

@@ -34,10 +34,15 @@ std::string share(std::int64_t part, std::int64_t whole) {
 
 }  // namespace
 
+Verdict verdict_for(std::int64_t device_bytes, std::int64_t capacity_bytes, double target_utilization) {
+    if (capacity_bytes <= 0 || device_bytes > capacity_bytes) return Verdict::does_not_fit;
+    const double target = static_cast<double>(capacity_bytes) * target_utilization;
+    return static_cast<double>(device_bytes) <= target ? Verdict::fits : Verdict::fits_above_target;
+}
+
 Verdict verdict_of(const Bill& b) {
-    if (!b.fits) return Verdict::does_not_fit;
-    const double target = static_cast<double>(b.gpu.memory_bytes) * b.target_utilization;
-    return static_cast<double>(b.device_bytes) <= target ? Verdict::fits : Verdict::fits_above_target;
+    if (!b.fits) return Verdict::does_not_fit;  // an engine may refuse what fits in bytes (vLLM's pool)
+    return verdict_for(b.device_bytes, b.gpu.memory_bytes, b.target_utilization);
 }
 
 std::string verdict_sentence(const Bill& b) {

@@ -10,9 +10,9 @@ namespace {
 std::string n(std::int64_t v) { return std::to_string(v); }
 
 // GPUs with FP8 tensor cores: Ada, Hopper, Blackwell (NVIDIA's Transformer Engine docs) and AMD CDNA3
-// (MI300); vLLM's FP8 weights also run on older NVIDIA GPUs through its Marlin weight-only kernel.
+// (MI300) and CDNA4 (MI350); vLLM's FP8 weights also run on older NVIDIA GPUs through its Marlin weight-only kernel.
 bool fp8_native(const GpuSpec& g) {
-    return g.arch == "ada" || g.arch == "hopper" || g.arch == "blackwell" || g.arch == "cdna3";
+    return g.arch == "ada" || g.arch == "hopper" || g.arch == "blackwell" || g.arch == "cdna3" || g.arch == "cdna4";
 }
 
 void precision_checks(const Scenario& s, Bill& b) {

@@ -14,6 +14,7 @@
 #include "runtime/runtime.hpp"
 #include "solvers/solvers.hpp"
 #include "training/rlhf.hpp"
+#include "time/speed.hpp"
 #include "training/training.hpp"
 
 namespace vramcalc {
@@ -62,6 +63,7 @@ Bill estimate(const Scenario& s) {
             b.max_batch = b.max_concurrent_sequences = lim.max_concurrent_sequences;
             b.max_context = capped(lim.max_context, "longest context");
         }
+        detail::estimate_speed(s, b);
         return b;
     }
     const std::int64_t cap = 1 << 16;
@@ -72,6 +74,7 @@ Bill estimate(const Scenario& s) {
         const std::int64_t len = solve_max_seq_len(s, std::int64_t{1} << 24);
         if (len < (std::int64_t{1} << 24)) b.max_seq_len = capped(len, "longest seq_len");
     }
+    detail::estimate_speed(s, b);
     return b;
 }
 

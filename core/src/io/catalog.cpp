@@ -22,6 +22,27 @@ const GpuSpec* Catalog::find_gpu(std::string_view id) const {
     return nullptr;
 }
 
+namespace {
+
+// A card in two ECC states is two entries naming each other, one with ECC on and one with it off.
+void check_ecc_pairs(const std::vector<GpuSpec>& gpus, Problems& errors) {
+    auto find = [&](const std::string& id) -> const GpuSpec* {
+        for (const auto& g : gpus)
+            if (g.id == id) return &g;
+        return nullptr;
+    };
+    for (const auto& g : gpus) {
+        if (g.ecc_other_id.empty()) continue;
+        const std::string where = "presets.gpus." + g.id + ".ecc_other_id";
+        const GpuSpec* other = find(g.ecc_other_id);
+        if (!other) errors.push_back({where, "no GPU preset \"" + g.ecc_other_id + "\""});
+        else if (other->ecc_other_id != g.id || other->ecc_on == g.ecc_on)
+            errors.push_back({where, "\"" + g.ecc_other_id + "\" must name \"" + g.id + "\" back and be in the other ECC state"});
+    }
+}
+
+}  // namespace
+
 Result<Catalog> Catalog::parse(const std::vector<std::string_view>& model_files, std::string_view gpus_json) {
     Result<Catalog> out;
     Catalog cat;
@@ -70,14 +91,28 @@ Result<Catalog> Catalog::parse(const std::vector<std::string_view>& model_files,
             s.vendor = r.string_or("vendor", "");
             s.arch = r.string_or("arch", "");
             s.memory_bytes = r.integer({"memory_bytes"}, 1, std::int64_t{1} << 50).value_or(0);
+            s.memory_basis = r.string_or("memory_basis", "nvidia-smi");
+            if (s.memory_basis != "nvidia-smi" && s.memory_basis != "rocm-smi" && s.memory_basis != "datasheet")
+                r.error("memory_basis", "got \"" + s.memory_basis + "\", expected \"nvidia-smi\", \"rocm-smi\" or \"datasheet\"");
+            s.memory_torch_bytes = r.integer_or({"memory_torch_bytes"}, 0, 0, std::int64_t{1} << 50);
+            if (s.memory_torch_bytes > s.memory_bytes)
+                r.error("memory_torch_bytes", "larger than memory_bytes: the allocator never sees more than the driver reports");
             s.bf16 = r.boolean_or("bf16", true);
             s.peak_bf16_tflops = r.number_or("peak_bf16_tflops", 0, 0, 1e6);
+            s.peak_fp8_tflops = r.number_or("peak_fp8_tflops", 0, 0, 1e6);
+            s.peak_fp4_tflops = r.number_or("peak_fp4_tflops", 0, 0, 1e6);
             s.memory_bandwidth_gbps = r.number_or("memory_bandwidth_gbps", 0, 0, 1e7);
+            s.ecc_reserves = r.boolean_or("ecc_reserves", false);
+            s.ecc_on = r.boolean_or("ecc_on", false);
+            s.ecc_other_id = r.string_or("ecc_other_id", "");
+            if (!s.ecc_other_id.empty() && !s.ecc_reserves)
+                r.error("ecc_other_id", "only a card whose ECC reserves memory (\"ecc_reserves\": true) has a second ECC entry");
             s.source = r.string_or("source", "");
             if (s.id.empty()) r.error("id", "missing required key");
             if (!gpu_ids.insert(s.id).second) r.error("id", "duplicate GPU id \"" + s.id + "\"");
             cat.gpus_.push_back(std::move(s));
         }
+        check_ecc_pairs(cat.gpus_, out.errors);
     }
     if (out.errors.empty()) out.value = std::move(cat);
     return out;

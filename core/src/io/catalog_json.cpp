@@ -9,8 +9,16 @@ json presets_to_json(const Catalog& c) {
     for (const auto& m : c.models())
         models.push_back({{"id", m.id}, {"name", m.name}, {"hub_id", m.hub_id}, {"family", m.family},
                           {"parameters", m.params.total}, {"active_parameters", m.params.active}});
-    for (const auto& g : c.gpus())
-        gpus.push_back({{"id", g.id}, {"name", g.name}, {"vendor", g.vendor}, {"memory_bytes", g.memory_bytes}});
+    for (const auto& g : c.gpus()) {
+        json row = {{"id", g.id}, {"name", g.name}, {"vendor", g.vendor}, {"arch", g.arch}, {"memory_bytes", g.memory_bytes},
+                    {"memory_basis", g.memory_basis}, {"bf16", g.bf16}, {"peak_bf16_tflops", g.peak_bf16_tflops},
+                    {"memory_bandwidth_gbps", g.memory_bandwidth_gbps}};
+        if (g.memory_torch_bytes > 0) row["memory_torch_bytes"] = g.memory_torch_bytes;
+        if (g.peak_fp8_tflops > 0) row["peak_fp8_tflops"] = g.peak_fp8_tflops;
+        if (g.peak_fp4_tflops > 0) row["peak_fp4_tflops"] = g.peak_fp4_tflops;
+        if (!g.ecc_other_id.empty()) row["ecc_other_id"] = g.ecc_other_id;
+        gpus.push_back(std::move(row));
+    }
     return {{"models", models}, {"gpus", gpus}};
 }
 
@@ -44,7 +52,8 @@ json catalog_fits_to_json(const std::vector<CatalogFit>& fits) {
                         {"max_batch", f.max_batch},
                         {"max_seq_len", f.max_seq_len},
                         {"max_concurrent_sequences", f.max_concurrent_sequences},
-                        {"max_context", f.max_context}});
+                        {"max_context", f.max_context},
+                        {"tokens_per_s", f.tokens_per_s}});
     return rows;
 }
 

@@ -117,6 +117,7 @@ nlohmann::json bill_to_json(const Bill& b) {
     j["rule_of_thumb_formula"] = b.rule_of_thumb_formula;
     j["warnings"] = b.warnings;
     if (!b.notes.empty()) j["notes"] = b.notes;
+    if (b.speed) j["speed"] = speed_to_json(*b.speed);
     // The three-state verdict (bill_format.hpp) against the scenario's target utilisation.
     j["target_utilization"] = b.target_utilization;
     j["verdict"] = verdict_of(b) == Verdict::fits ? "fits" : verdict_of(b) == Verdict::fits_above_target ? "fits_above_target"

@@ -8,6 +8,7 @@
 #include "common/checked.hpp"
 #include "runtime/runtime.hpp"
 #include "solvers/search.hpp"
+#include "time/speed.hpp"
 #include "vramcalc/estimate.hpp"
 
 namespace vramcalc {
@@ -98,9 +99,11 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
         s.gpu = g;
         CatalogFit& f = out[i];
         f.gpu = g;
-        const Bill b = estimate_peak(s);
+        Bill b = estimate_peak(s);
         f.device_bytes = b.device_bytes;
         f.fits = b.fits;
+        detail::estimate_speed(s, b);
+        f.tokens_per_s = b.speed ? b.speed->tokens_per_s : 0;
         if (s.workload == Workload::infer) {
             const detail::InferenceLimits lim = detail::inference_limits(s);
             f.max_batch = f.max_concurrent_sequences = lim.max_concurrent_sequences;

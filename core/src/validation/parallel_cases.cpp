@@ -130,13 +130,9 @@ std::optional<EntryResult> run_parallel_formula(const json& e, const std::string
     } else if (e.contains("scenario") && e["scenario"].is_object() && e["scenario"].contains("rlhf") &&
                ex.contains("static_per_gpu_GB")) {
         // RLHF: the model states every role keeps on one GPU through the iteration (rollout engine excluded).
-        auto sc = scenario_from_json(e["scenario"], cat);
-        if (!sc.ok()) {
-            r.status = "error";
-            r.message = sc.error_text();
-            return r;
-        }
-        const Bill b = estimate(*sc);
+        const auto estimated = estimate_entry(e["scenario"], cat, r);
+        if (!estimated) return r;
+        const Bill& b = *estimated;
         double states = 0;
         for (const auto& c : b.components) {
             const auto dot = c.id.find('.');

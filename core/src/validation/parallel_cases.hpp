@@ -6,10 +6,16 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "vramcalc/bill.hpp"
 #include "vramcalc/catalog.hpp"
+#include "vramcalc/scenario.hpp"
 #include "vramcalc/validate.hpp"
 
 namespace vramcalc::detail {
+
+// An entry's scenario read and estimated; nullopt (r.status "error" with the reader's problems) when it
+// does not read. `sc` receives the scenario.
+std::optional<Bill> estimate_entry(const nlohmann::json& scenario, const Catalog& cat, EntryResult& r, Scenario* sc = nullptr);
 
 // Formula cases of tests/data (formula_cases.json, parallel_cases.json) that this unit reproduces: the ZeRO
 // paper's model states (entries with scenario.extra.model_states_only and a "sharding"), DeepSpeed's

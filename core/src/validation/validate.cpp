@@ -15,6 +15,21 @@ namespace vramcalc {
 
 using detail::json;
 
+namespace detail {
+
+std::optional<Bill> estimate_entry(const json& scenario, const Catalog& cat, EntryResult& r, Scenario* sc) {
+    auto read = scenario_from_json(scenario, cat);
+    if (!read.ok()) {
+        r.status = "error";
+        r.message = read.error_text();
+        return std::nullopt;
+    }
+    if (sc) *sc = *read.value;
+    return estimate(*read.value);
+}
+
+}  // namespace detail
+
 namespace {
 
 // Compare at the precision the source printed: round both to the decimals of the expected figure.
@@ -46,6 +61,40 @@ EntryResult run_parameters(const json& e, const std::string& id) {
     return r;
 }
 
+// Published speed (tests/data/throughput_runs.json): the estimate's `speed` against the measurement.
+EntryResult run_throughput(const json& m, const Bill& b, const Scenario& s, EntryResult r) {
+    r.kind = "throughput";
+    r.metric = m.value("metric", "");
+    r.expected = m["value"].get<double>();
+    const Speed* sp = b.speed ? &*b.speed : nullptr;
+    double est = 0;
+    if (!sp) {
+        r.status = "unsupported";
+        r.message = "no speed estimate for this scenario";
+        return r;
+    }
+    if (r.metric == "train_tokens_per_s_per_gpu") {
+        est = sp->tokens_per_s_per_gpu;
+    } else if (r.metric == "train_time" && m.value("unit", "") == "s" && m.contains("iterations")) {
+        // Seconds per iteration (one optimizer step of the scenario).
+        est = sp->step_s * m["iterations"].get<double>();
+    } else if (r.metric == "generate_tokens_per_s") {
+        est = sp->generate_tokens_per_s;
+    } else if (r.metric == "prompt_plus_generated_tokens_per_s") {
+        const double total = sp->prefill_s + static_cast<double>(s.gen_len) * sp->decode_s_per_token;
+        est = total > 0 ? static_cast<double>(s.prompt_len + s.gen_len) / total : 0;
+    } else {
+        r.status = "unsupported";
+        r.message = "metric \"" + r.metric + "\" (" + m.value("unit", "") +
+                    ") is not compared: the source gives no token count per step, or it is a utilisation";
+        return r;
+    }
+    r.estimated = est;
+    r.abs_pct_error = r.expected > 0 ? std::fabs(r.estimated - r.expected) / r.expected * 100.0 : 0.0;
+    r.status = "ok";
+    return r;
+}
+
 EntryResult run_measured(const json& e, const std::string& id, const Catalog& cat) {
     EntryResult r;
     r.id = id;
@@ -55,16 +104,14 @@ EntryResult run_measured(const json& e, const std::string& id, const Catalog& ca
         r.message = e.value("why", "the source does not give enough settings");
         return r;
     }
-    auto sc = scenario_from_json(e["scenario"], cat);
-    if (!sc.ok()) {
-        r.status = "error";
-        r.message = sc.error_text();
-        return r;
-    }
-    const Bill b = estimate(*sc);
+    Scenario scenario;
+    const auto estimated = detail::estimate_entry(e["scenario"], cat, r, &scenario);
+    if (!estimated) return r;
+    const Bill& b = *estimated;
     const json& m = e["measured"];
+    if (m.is_object() && m.contains("value") && m["value"].is_number()) return run_throughput(m, b, scenario, r);
     const bool per_gpu = e.value("per_gpu", true);
-    const double gpus = per_gpu ? 1.0 : static_cast<double>(sc->num_gpus);
+    const double gpus = per_gpu ? 1.0 : static_cast<double>(scenario.num_gpus);
     if (m.is_object() && m.value("oom", false)) {
         r.metric = "oom";
         r.estimated = static_cast<double>(b.device_bytes);
@@ -197,7 +244,7 @@ ValidationReport summarize(std::vector<EntryResult> entries) {
         if (r.kind == "parameters") {
             ++rep.params_total;
             if (r.status == "exact") ++rep.params_exact;
-        } else if (r.kind == "measured") {
+        } else if (r.kind == "measured" || r.kind == "throughput") {
             if (r.metric == "oom") {
                 ++rep.oom_total;
                 if (r.status == "oom-correct") ++rep.oom_correct;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vramcalc/advice.hpp"
+#include "vramcalc/curves.hpp"
 #include "vramcalc/bill.hpp"
 #include "vramcalc/catalog.hpp"
 #include "vramcalc/estimate.hpp"
@@ -27,11 +28,29 @@ struct Results {
     Scenario scenario;
     Bill bill;
     nlohmann::json bill_json;
+    nlohmann::json scenario_json;       // the scenario with every default filled in (what the widgets show)
     std::vector<CatalogFit> catalog;    // the whole GPU catalog
-    std::vector<Advice> advice;
-    struct Point { double x, device_gib; };
-    std::vector<Point> by_batch, by_seq;  // memory against micro-batch / batch and against sequence length
+    AdvicePlan advice;                  // ranked changes (core advisor), with the note when nothing fits
+    MemoryCurves curves;                // memory against micro-batch / batch and against sequence length (core)
     double compute_ms = 0;              // time of the last recompute, shown in the footer
+};
+
+// Tab / Shift+Tab order: the controls the last frame submitted, in page order (imgui_app/src/input.cpp).
+struct TabStop {
+    unsigned id = 0;
+    void* window = nullptr;  // ImGuiWindow*
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    std::string label;
+};
+struct KeyboardNav {
+    std::vector<TabStop> stops, collecting;  // last frame's, and the frame being drawn
+    int tab_key = -1;                        // the platform's Tab key (ImGui's own Tab handling is off)
+    std::string focus_label;                 // the focused control's label, for tests and screen readers
+};
+// Wheel and touch scrolling: the window last scrolled and the sub-pixel rest of its steps.
+struct WheelState {
+    void* window = nullptr;  // ImGuiWindow*
+    float rest_x = 0, rest_y = 0;
 };
 
 struct AppState {
@@ -44,6 +63,7 @@ struct AppState {
 
     // UI state (no static locals in panels).
     bool embed = false;                 // ?embed=1: compact layout for an <iframe>
+    bool narrow = false;                // a phone or a narrow window (< ~600 CSS pixels): one column, folded toolbar
     std::string model_filter;
     std::string hub_id = "meta-llama/Llama-3.1-8B";
     std::string hub_base = "https://huggingface.co";
@@ -57,6 +77,9 @@ struct AppState {
     std::string scenario_text;          // the "Scenario JSON" editor's text (every key, RLHF roles included)
     bool scenario_text_edited = false;  // the user typed in it: do not overwrite it with the live scenario
     float ui_scale = 1.0f;              // device pixel ratio
+    KeyboardNav nav;
+    WheelState wheel;
+    float content_height = 0;           // ?embed=1: the height the content needs (the host can size its frame)
 };
 
 class App {
@@ -78,6 +101,8 @@ public:
     void draw_frame();
     // Recompute now if the scenario changed (the platform may call this outside a frame).
     void update();
+    // True while ImGui still needs frames without new input (an item held, a value being dragged).
+    bool busy() const;
 
 private:
     AppState st_;
@@ -89,6 +114,9 @@ void setup_style(float scale);
 
 // The scenario as the URL hash writes it (no leading '#').
 std::string encode_state(const AppState& st);
+
+// The iframe snippet the page's Embed panel offers: the same form as docs/embedding.md shows.
+std::string embed_snippet(const AppState& st);
 
 // The default question: Llama-3.1-8B, LoRA, bf16, on an H100 (what people ask first).
 nlohmann::json default_scenario();

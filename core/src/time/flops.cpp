@@ -1,0 +1,78 @@
+#include "time/flops.hpp"
+
+#include <algorithm>
+
+#include "model/framework_layout.hpp"
+#include "model/lora_targets.hpp"
+
+namespace vramcalc::detail {
+
+TokenFlops token_flops(const Scenario& s, const ModelSpec& m, double context) {
+    TokenFlops f;
+    const bool lora = s.workload == Workload::train && (s.method == Method::lora || s.method == Method::qlora);
+    const bool freeze = s.workload == Workload::train && s.method == Method::freeze;
+    const double L = static_cast<double>(std::max<i64>(1, m.layers));
+    const double trained_share = freeze ? std::min(1.0, static_cast<double>(s.trainable_layers) / L) : 1.0;
+    const bool train = s.workload == Workload::train;
+    for (const auto& g : m.params) {
+        if (!g.is_linear) continue;
+        // A routed expert is used by top_k of the `experts` copies per token.
+        const double share = g.routed_expert && m.moe.experts > 0
+                                 ? static_cast<double>(m.moe.top_k) / static_cast<double>(m.moe.experts) : 1.0;
+        const double flops = 2.0 * static_cast<double>(g.rows) * static_cast<double>(g.cols) * static_cast<double>(g.count) * share;
+        if (g.category == ParamCategory::lm_head) {
+            f.logits += flops;
+            f.head_trained = train && s.method == Method::full;
+            continue;
+        }
+        if (!train || lora) f.linear_frozen += flops;
+        else {
+            f.linear_trained += flops * trained_share;
+            f.linear_frozen += flops * (1 - trained_share);
+        }
+        if (lora && lora_targets(s.lora, g))
+            f.adapters += 2.0 * static_cast<double>(s.lora.rank) * static_cast<double>(g.rows + g.cols) *
+                          static_cast<double>(g.count) * share;
+    }
+    // A tied output layer is the embedding matrix used as a linear: 2 x vocab x hidden per token.
+    if (m.tied_embeddings && m.arch != Arch::encoder) {
+        f.logits += 2.0 * static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
+        f.head_trained = train && s.method == Method::full;
+    }
+    // Attention: q.k^T over `context` keys (head_dim wide) and probabilities @ v (v_head_dim wide) per head;
+    // a sliding-window layer sees at most its window.
+    const double H = static_cast<double>(m.heads);
+    const i64 stacks = m.layers + (m.arch == Arch::encoder_decoder ? m.encoder_layers : 0);
+    for (i64 i = 0; i < stacks; ++i) {
+        double keys = context;
+        if (m.sliding_window > 0 && i < m.layers && (!m.traits.alternating_window || i % 2 == 0))
+            keys = std::min(keys, static_cast<double>(m.sliding_window));
+        f.attention += 2.0 * keys * H * static_cast<double>(m.head_dim + m.v_head_dim);
+    }
+    return f;
+}
+
+StepFlops training_flops(const Scenario& s) {
+    StepFlops st;
+    if (s.model.count_only) return st;
+    // LitGPT builds its own layout (an untied head is an extra matmul of the same size: same FLOPs).
+    const ModelSpec litgpt = s.framework == Framework::litgpt ? litgpt_layout(s.model) : ModelSpec{};
+    const ModelSpec& m = s.framework == Framework::litgpt ? litgpt : s.model;
+    const double dp = static_cast<double>(std::max<std::int64_t>(1, s.num_gpus / std::max<std::int64_t>(1, s.tp * s.pp * s.cp)));
+    st.tokens = static_cast<double>(s.micro_batch) * static_cast<double>(s.seq_len) * static_cast<double>(s.grad_accum) * dp;
+    const TokenFlops f = token_flops(s, m, static_cast<double>(s.seq_len));
+    st.forward = st.tokens * f.forward();
+    // Backward: input and weight gradients (2x) where weights train; input gradients only (1x) for frozen
+    // linears; the attention core's backward is 2x its forward (gradients of q, k and v).
+    st.backward = st.tokens * (2 * f.linear_trained + f.linear_frozen + 2 * f.adapters + 2 * f.attention +
+                               (f.head_trained ? 2 : 1) * f.logits);
+    // Recomputation: full checkpointing runs every layer's forward again in backward (Korthikanti et al. 2022,
+    // Sec. 5: a 4th pass); selective recomputes the attention core only; torch.compile's min-cut recomputes
+    // pointwise chains, whose FLOPs are negligible beside the matmuls; offload recomputes nothing.
+    const double layers_fwd = f.linear_trained + f.linear_frozen + f.adapters + f.attention;
+    if (s.checkpointing == Checkpointing::full) st.recompute = st.tokens * layers_fwd;
+    else if (s.checkpointing == Checkpointing::selective) st.recompute = st.tokens * f.attention;
+    return st;
+}
+
+}  // namespace vramcalc::detail

@@ -1,0 +1,16 @@
+// Internal: the time of a training step and the speed of generation (Bill::speed). See vramcalc/bill.hpp
+// for the figures and docs/methodology.md, section "Time", for the formulas and their sources.
+#pragma once
+
+#include "vramcalc/bill.hpp"
+#include "vramcalc/scenario.hpp"
+
+namespace vramcalc::detail {
+
+// The assumed model-FLOPs utilisation for the scenario's GPU (published figures per architecture).
+double default_mfu(const GpuSpec& g);
+
+// Fills b.speed from the scenario and its (solved) bill.
+void estimate_speed(const Scenario& s, Bill& b);
+
+}  // namespace vramcalc::detail

@@ -1,0 +1,21 @@
+// Input helpers both platforms use around ImGui 1.86 (imgui_app/src/input.cpp): scrolling by pixels
+// with chaining to parent windows, and Tab / Shift+Tab across every control.
+#pragma once
+
+#include <imgui.h>
+
+#include "vramcalc_ui/app.hpp"
+
+namespace vramcalc::ui {
+
+// Scrolls the window at `pos` (framebuffer pixels) by `delta` framebuffer pixels (positive y: the content
+// moves up, as a browser's deltaY), or else its first parent that can still move that way. Returns false
+// when nothing there can move that way, so the platform can hand the event on (an iframe's host page
+// scrolls). Works between frames; the next frame shows it.
+bool scroll_at(AppState& st, ImVec2 pos, ImVec2 delta);
+// The vertical scroll of the scrollable window at `pos` (tests).
+float scroll_y_at(ImVec2 pos);
+// Call before ImGui::NewFrame(): Enter activates the focused control (opens a combo, picks in it).
+void prepare_input(AppState& st);
+
+}  // namespace vramcalc::ui

@@ -1,0 +1,62 @@
+// FLOPs from the model description against published formulas, and the time model's structure.
+#include <catch2/catch.hpp>
+
+#include "test_data.hpp"
+#include "time/flops.hpp"
+#include "vramcalc/estimate.hpp"
+#include "vramcalc/hf_config.hpp"
+
+using namespace vramcalc;
+
+namespace {
+
+// A GPT block as Megatron-LM counts it: MHA, 4h MLP, untied-free (tied) head; GPT-2 layout.
+Scenario gpt(std::int64_t h, std::int64_t layers, std::int64_t heads, std::int64_t vocab, std::int64_t s, const char* ckpt) {
+    const nlohmann::json config = {{"model_type", "gpt2"}, {"vocab_size", vocab}, {"n_embd", h}, {"n_layer", layers},
+                                   {"n_head", heads}, {"n_positions", s}};
+    return test::scenario({{"model", config}, {"micro_batch", 1}, {"seq_len", s}, {"checkpointing", ckpt}});
+}
+
+}  // namespace
+
+TEST_CASE("time: training FLOPs equal Megatron-LM's model-FLOPs formula (Narayanan et al. 2021, Sec. 5.1)") {
+    // 72 B s l h^2 (1 + s/(6h) + V/(12 l h)) without recomputation; 96 B s l h^2 (1 + s/(6h) + V/(16 l h))
+    // with full activation recomputation (one more forward of the layers).
+    const double h = 4096, l = 32, V = 50257, s = 2048, B = 1;
+    const auto none = detail::training_flops(gpt(4096, 32, 32, 50257, 2048, "none"));
+    const auto full = detail::training_flops(gpt(4096, 32, 32, 50257, 2048, "full"));
+    CHECK(none.executed() == Approx(72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h))).epsilon(1e-12));
+    CHECK(full.executed() == Approx(96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h))).epsilon(1e-12));
+    CHECK(full.model() == none.model());  // MFU's numerator ignores recomputation
+}
+
+TEST_CASE("time: the 6 N per token rule (Kaplan et al. 2020) holds for the non-attention part") {
+    const Scenario sc = test::scenario({{"model", "llama-3.1-8b"}, {"micro_batch", 1}, {"seq_len", 1}});
+    const auto f = detail::training_flops(sc);
+    const ParamBreakdown p = count_parameters(sc.model);
+    // Every parameter but the input embedding (a lookup) is a matmul weight: 6 x that many FLOPs per token.
+    const double matmul_params = static_cast<double>(p.total - p.embeddings);
+    CHECK(f.executed() == Approx(6 * matmul_params + 6 * 2.0 * 32 * 32 * 128 * 2).epsilon(1e-3));
+}
+
+TEST_CASE("time: LoRA trains no base weight gradients, MoE counts active experts only") {
+    const auto full = detail::training_flops(test::scenario({{"model", "llama-3.1-8b"}, {"seq_len", 1024}}));
+    const auto lora = detail::training_flops(test::scenario({{"model", "llama-3.1-8b"}, {"seq_len", 1024}, {"method", "lora"}}));
+    CHECK(lora.executed() < full.executed());
+    CHECK(lora.executed() > 0.6 * full.executed());  // forward + input gradients: about 2/3 of 3 passes
+    const Scenario moe = test::scenario({{"model", "mixtral-8x7b-v0.1"}, {"seq_len", 1}});
+    const ParamBreakdown p = count_parameters(moe.model);
+    CHECK(detail::training_flops(moe).executed() == Approx(6.0 * static_cast<double>(p.active - p.embeddings)).epsilon(0.01));
+}
+
+TEST_CASE("time: the bill says how long a step takes and what bounds it") {
+    const Bill b = estimate(test::scenario({{"model", "llama-3.1-8b"}, {"method", "lora"}, {"micro_batch", 4}}));
+    REQUIRE(b.speed);
+    CHECK(b.speed->step_s > 0);
+    CHECK(b.speed->tokens_per_s == Approx(4 * 2048 / b.speed->step_s));
+    CHECK((b.speed->bound == "compute" || b.speed->bound == "memory"));
+    const Bill inf = estimate(test::scenario({{"model", "llama-3.1-8b"}, {"workload", "infer"}, {"framework", "vllm"}}));
+    REQUIRE(inf.speed);
+    CHECK(inf.speed->tokens_per_s_per_sequence > 0);
+    CHECK(inf.speed->tokens_per_s_at_max_concurrency > inf.speed->tokens_per_s);
+}
