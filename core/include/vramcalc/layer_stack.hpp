@@ -7,7 +7,8 @@
 // Types: linear, conv1d/conv2d/conv3d, conv_transpose2d, batch_norm (batch_norm1d/2d), layer_norm,
 // group_norm, embedding, max_pool (max_pool1d/2d/3d), avg_pool, adaptive_avg_pool, relu, gelu, silu,
 // sigmoid, hardswish, hardsigmoid, tanh (with "inplace"), dropout, add and concat (skip connections:
-// "from" names an earlier layer, or a list of them), flatten, multi_head_attention (embed_dim, num_heads),
+// "from" names an earlier layer, or a list of them), mul (a broadcast product with "from": squeeze-
+// excitation), flatten, multi_head_attention (embed_dim, num_heads),
 // upsample (scale_factor, mode nearest/bilinear), identity, block (a named sub-list "layers" repeated
 // "repeat" times), and the ViT/ConvNeXt pieces class_token, position_embedding, to_tokens, select_token,
 // layer_scale. Any layer may read a named earlier output instead of the previous one ("input_from").

@@ -283,6 +283,24 @@ struct Op {
         return true;
     }
 
+    // mul (squeeze-excitation's scale * x, broadcast over size-1 dimensions): derivatives.yaml `mul`
+    // (`self: mul_tensor_backward(grad, other, ...)`, `other: mul_tensor_backward(grad, self, ...)`) keeps
+    // both factors when both need gradients.
+    bool mul() {
+        out.shape = in.shape;
+        for (const Shape& o : in.others) {
+            if (o.size() != out.shape.size()) return fail("cannot multiply " + shape_text(o) + " with " + shape_text(out.shape));
+            for (std::size_t i = 0; i < o.size(); ++i) {
+                if (o[i] == out.shape[i] || o[i] == 1) continue;
+                if (out.shape[i] != 1) return fail("cannot multiply " + shape_text(o) + " with " + shape_text(out.shape));
+                out.shape[i] = o[i];
+            }
+        }
+        out.save_input = true;
+        out.save_others = true;
+        return true;
+    }
+
     // multi_head_attention (nn.MultiheadAttention, need_weights=False: in_proj [3D, D], scaled_dot_product_
     // attention, out_proj [D, D]). Kept as in core/src/training/activations.cpp (sdpa): the in_proj input,
     // q, k, v, the sdpa output, its fp32 log-sum-exp per head and row, and out_proj's input (a contiguous
@@ -370,6 +388,7 @@ struct Op {
         if (type == "adaptive_avg_pool") return pool(false, true);
         if (type == "dropout") return dropout();
         if (type == "add" || type == "concat") return merge(type == "add");
+        if (type == "mul") return mul();
         if (type == "multi_head_attention") return attention();
         if (type == "upsample") return upsample();
         if (type == "flatten") return flatten();

@@ -30,6 +30,7 @@ struct OpResult {
     bool alias_input = false;    // the output is the input's storage (in place, or a view)
     bool save_input = false;     // keeps the input tensor (its whole storage if it is a view)
     bool save_output = false;    // keeps the output tensor
+    bool save_others = false;    // keeps the tensors named by "from" (mul)
     double new_saved_elements = 0;   // further tensors in the activation dtype that only this op keeps
     double saved_other_bytes = 0;    // int64 indices, 1-byte masks, fp32 per-row statistics
     double saved_per_batch_bytes = 0;

@@ -132,7 +132,7 @@ struct Walker {
             src = v.front();
         }
         std::vector<Value> others;
-        if (type == "add" || type == "concat") {
+        if (type == "add" || type == "concat" || type == "mul") {
             if (!l.contains("from")) {
                 errors.push_back({where, type + " needs \"from\": the earlier layer(s) to merge with its input"});
                 return false;
@@ -152,6 +152,8 @@ struct Walker {
         L.buffers = res->buffers;
         L.flops = res->flops;
         if (res->save_input) keep(src.tensor, L);
+        if (res->save_others)
+            for (const auto& o : others) keep(o.tensor, L);
         Value out{src.tensor, res->shape};
         if (!res->alias_input) {
             out.tensor = static_cast<int>(storages.size());
@@ -200,7 +202,7 @@ const std::vector<std::string>& layer_stack_types() {
         "linear", "conv1d", "conv2d", "conv3d", "conv_transpose2d", "batch_norm", "batch_norm1d", "batch_norm2d",
         "layer_norm", "group_norm", "embedding", "max_pool", "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool",
         "adaptive_avg_pool", "relu", "gelu", "silu", "sigmoid", "hardswish", "hardsigmoid", "tanh", "dropout",
-        "add", "concat", "flatten", "multi_head_attention", "upsample", "identity", "block", "class_token",
+        "add", "concat", "mul", "flatten", "multi_head_attention", "upsample", "identity", "block", "class_token",
         "position_embedding", "to_tokens", "select_token", "layer_scale"};
     return types;
 }
