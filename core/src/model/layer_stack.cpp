@@ -71,7 +71,8 @@ struct Walker {
         return false;
     }
 
-    bool block(const json& l, const std::string& where, const std::string& qualified, int depth, Value& cur) {
+    bool block(const json& l, const std::string& at, const std::string& where, const std::string& qualified, int depth,
+               Value& cur) {
         FieldReader r(l, where, errors);
         if (depth >= kMaxStackDepth) {
             errors.push_back({where, "blocks nested deeper than " + std::to_string(kMaxStackDepth)});
@@ -87,7 +88,7 @@ struct Walker {
         for (i64 i = 0; i < repeat && !stop(); ++i) {
             scopes.emplace_back();
             const std::string prefix = qualified + (numbered ? "." + std::to_string(start + i) : "") + ".";
-            const bool ok = walk(l.at("layers"), where + ".layers", prefix, depth + 1, cur);
+            const bool ok = walk(l.at("layers"), at + ".layers", prefix, depth + 1, cur);
             scopes.pop_back();
             if (!ok) return false;
         }
@@ -115,7 +116,7 @@ struct Walker {
             return false;
         }
         if (type == "block") {
-            if (!block(l, where, qualified, depth, cur)) return false;
+            if (!block(l, at, where, qualified, depth, cur)) return false;
         } else if (!op(l, type, qualified, where, cur)) {
             return false;
         }
