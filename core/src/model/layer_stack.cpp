@@ -87,7 +87,9 @@ struct Walker {
         const bool numbered = repeat > 1 || r.has("start");
         for (i64 i = 0; i < repeat && !stop(); ++i) {
             scopes.emplace_back();
-            const std::string prefix = qualified + (numbered ? "." + std::to_string(start + i) : "") + ".";
+            std::string prefix = qualified;  // appended piece by piece: GCC 12's -Wrestrict misfires on "." + s
+            if (numbered) prefix.append(".").append(std::to_string(start + i));
+            prefix.append(".");
             const bool ok = walk(l.at("layers"), at + ".layers", prefix, depth + 1, cur);
             scopes.pop_back();
             if (!ok) return false;
