@@ -191,6 +191,9 @@ TEST_CASE("layer stack: malformed input gives errors, never crashes") {
     CHECK(error_of({{"input", {3, 8, 8}}, {"layers", {{{"type", "add"}}}}}).find("from") != std::string::npos);
     CHECK(error_of({{"input", {3, 8, 8}}, {"layers", {{{"type", "add"}, {"from", "nowhere"}}}}}).find("nowhere") != std::string::npos);
 
+    // JSON nested 200 000 deep is refused before parsing (dumping it for a message would recurse).
+    const std::string deep_text = "{\"input\": [3, 8, 8], \"layers\": [" + std::string(200000, '[') + std::string(200000, ']') + "]}";
+    CHECK(layer_stack_from_text(deep_text).error_text().find("nests deeper") != std::string::npos);
     // Blocks nested past the depth limit.
     json deep = {{"type", "relu"}};
     for (int i = 0; i < 40; ++i) deep = {{"type", "block"}, {"layers", json::array({deep})}};

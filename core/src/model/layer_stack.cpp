@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <map>
 
+#include "vramcalc/json_text.hpp"
+
 #include "common/checked.hpp"
 #include "io/json_reader.hpp"
 #include "model/layer_ops.hpp"
@@ -246,13 +248,14 @@ Result<LayerStack> layer_stack_from_json(const nlohmann::json& j, const std::str
 }
 
 Result<LayerStack> layer_stack_from_text(std::string_view text) {
-    auto j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-    if (j.is_discarded()) {
+    std::string why;  // the nesting limit: dumping and copying a 100 000-deep value recurse (json_text.hpp)
+    auto j = parse_json_text(text, why);
+    if (!j) {
         Result<LayerStack> r;
-        r.errors.push_back({"", "not valid JSON"});
+        r.errors.push_back({"", why});
         return r;
     }
-    return layer_stack_from_json(j);
+    return layer_stack_from_json(*j);
 }
 
 double LayerStack::saved_bytes_per_sample(double activation_bytes) const {
