@@ -86,25 +86,56 @@ TEST_CASE("layer stack: conv -> batch_norm -> relu(inplace) -> conv saved bytes 
     CHECK(stack_ok(j).saved_bytes_per_sample(2) == (192 + 3 * 1024) * 2);
 }
 
+TEST_CASE("layer stack: frozen layers keep only what the required gradients need") {
+    // The hand block above with conv_a frozen: nothing upstream needs a gradient, so conv_a is not recorded
+    // (its input is not kept); bn trains, so it keeps its input (4096 B) and relu_ its result (4096 B).
+    json j = {{"input", {3, 8, 8}},
+              {"layers",
+               {{{"type", "conv2d"}, {"name", "conv_a"}, {"out_channels", 16}, {"kernel_size", 3}, {"padding", 1}, {"bias", false}, {"trainable", false}},
+                {{"type", "batch_norm"}, {"name", "bn"}},
+                {{"type", "relu"}, {"name", "relu"}, {"inplace", true}},
+                {{"type", "conv2d"}, {"name", "conv_b"}, {"out_channels", 16}, {"kernel_size", 3}, {"padding", 1}}}}};
+    LayerStack s = stack_ok(j);
+    CHECK(s.saved_bytes_per_sample(4) == 8192);
+    CHECK(s.trainable_parameters == 32 + 2320);
+    // bn frozen too: only conv_b (trained) keeps its input, 4096 B, and no batch statistics are kept.
+    j["layers"][1]["trainable"] = false;
+    s = stack_ok(j);
+    CHECK(s.saved_bytes_per_sample(4) == 4096);
+    CHECK(s.saved_bytes_per_batch() == 0);
+    // A frozen block before a trained head (fine-tuning the classifier only): ResNet-18 keeps only fc's input.
+    json r = load_preset("resnet18");
+    for (auto& l : r["layers"])
+        if (l.value("name", "") != "fc") l["trainable"] = false;
+    s = stack_ok(r);
+    CHECK(s.trainable_parameters == 512 * 1000 + 1000);
+    CHECK(s.saved_bytes_per_sample(4) == 512 * 4);
+}
+
 TEST_CASE("layer stack: max_pool keeps int64 indices, dropout a 1-byte mask, add nothing") {
-    // [4, 8, 8] -> relu -> max_pool 2x2: relu's result (256 elements, fp32 1024 B) is the pool's input;
-    // the pool adds 4 x 4 x 4 = 64 int64 indices (512 B). dropout p=0.5 on [64]: 64 B of mask; linear keeps
-    // the dropout output (64 x 4 B); add keeps nothing.
+    // [4, 8, 8] -> conv 1x1 (trained, so what follows is recorded) -> relu -> max_pool 2x2: relu's result
+    // (256 elements, fp32 1024 B) is the pool's input; the pool adds 4 x 4 x 4 = 64 int64 indices (512 B).
+    // dropout p=0.5 on [64]: 64 B of mask; linear keeps the dropout output (64 x 4 B); add keeps nothing.
     json j = {{"input", {4, 8, 8}},
               {"layers",
-               {{{"type", "relu"}, {"name", "r"}},
+               {{{"type", "conv2d"}, {"out_channels", 4}, {"kernel_size", 1}},
+                {{"type", "relu"}, {"name", "r"}},
                 {{"type", "max_pool"}, {"kernel_size", 2}},
                 {{"type", "flatten"}},
                 {{"type", "dropout"}, {"p", 0.5}, {"name", "d"}},
                 {{"type", "linear"}, {"out_features", 64}},
                 {{"type", "add"}, {"from", "d"}}}}};
     LayerStack s = stack_ok(j);
-    CHECK(s.layers[1].out_shape == std::vector<i64>{4, 4, 4});
-    CHECK(s.layers[0].saved_bytes(4) == 1024);
-    CHECK(s.layers[1].saved_bytes(4) == 512);
-    CHECK(s.layers[3].saved_bytes(4) == 64);
-    CHECK(s.layers[4].saved_bytes(4) == 256);
-    CHECK(s.layers[5].saved_bytes(4) == 0);
+    CHECK(s.layers[2].out_shape == std::vector<i64>{4, 4, 4});
+    CHECK(s.layers[1].saved_bytes(4) == 1024);
+    CHECK(s.layers[2].saved_bytes(4) == 512);
+    CHECK(s.layers[4].saved_bytes(4) == 64);
+    CHECK(s.layers[5].saved_bytes(4) == 256);
+    CHECK(s.layers[6].saved_bytes(4) == 0);
+    // Without the conv nothing upstream needs a gradient: relu, pool and dropout are not recorded at all.
+    j["layers"].erase(0);
+    s = stack_ok(j);
+    CHECK(s.layers[0].saved_bytes(4) + s.layers[1].saved_bytes(4) + s.layers[3].saved_bytes(4) == 0);
 }
 
 TEST_CASE("layer stack: shape errors name the layer and the shapes") {

@@ -12,6 +12,8 @@
 // upsample (scale_factor, mode nearest/bilinear), identity, block (a named sub-list "layers" repeated
 // "repeat" times), and the ViT/ConvNeXt pieces class_token, position_embedding, to_tokens, select_token,
 // layer_scale. Any layer may read a named earlier output instead of the previous one ("input_from").
+// "trainable": false on a layer or a block freezes its parameters: autograd then keeps only what the
+// gradients still required need (nothing at all before the first trainable layer).
 // docs/methodology.md, "Layer stacks", lists each rule with its source.
 #pragma once
 
@@ -33,6 +35,7 @@ struct StackLayer {
     std::vector<i64> out_shape;   // per sample
     std::vector<ParamGroup> params;
     i64 buffers = 0;              // non-trained state elements (batch norm running mean and variance)
+    bool trainable = true;        // "trainable": false (on a layer or a block) freezes its parameters
     // What autograd keeps for backward that this layer is the first to save, per sample:
     double saved_elements = 0;    // elements in the activation dtype (inputs, outputs, q/k/v, ...)
     double saved_other_bytes = 0; // fixed-dtype tensors: int64 pool indices, 1-byte dropout masks, fp32 stats
@@ -47,7 +50,8 @@ struct StackLayer {
 struct LayerStack {
     std::vector<i64> input;
     std::vector<StackLayer> layers;
-    i64 parameters = 0;           // trainable elements (nn.Module.parameters(), what torchvision's num_params counts)
+    i64 parameters = 0;           // all parameter elements (nn.Module.parameters(), what torchvision's num_params counts)
+    i64 trainable_parameters = 0; // those not frozen by "trainable": false
     i64 buffers = 0;
 
     // Bytes autograd keeps for backward per sample (each tensor counted once however many ops save it).

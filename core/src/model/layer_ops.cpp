@@ -81,6 +81,7 @@ bool Op::linear() {
     out.shape[d] = *fout;
     out.flops = 2.0 * static_cast<double>(elems(out.shape)) * static_cast<double>(fin);
     out.save_input = true;
+    out.input_for_weights = true;
     return true;
 }
 
@@ -130,6 +131,7 @@ bool Op::conv(std::size_t n, bool transposed) {
         out.flops = 2.0 * static_cast<double>(elems(out.shape)) * static_cast<double>(cols.value);
     }
     out.save_input = true;
+    out.input_for_weights = true;
     return true;
 }
 

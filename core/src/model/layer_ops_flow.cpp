@@ -83,7 +83,9 @@ bool Op::attention() {
     const double t = static_cast<double>(T), d = static_cast<double>(D);
     out.flops = 2 * t * d * 4 * d + 2 * 2 * t * t * d;
     out.save_input = true;
+    out.input_for_weights = true;
     out.new_saved_elements = 3 * t * d + t * d + t * d;
+    out.weight_grad_elements = t * d;  // out_proj's input
     out.saved_other_bytes = 4.0 * t * static_cast<double>(*H);
     return true;
 }
@@ -125,6 +127,7 @@ bool Op::vit_piece() {
     } else {  // layer_scale
         param(PC::norms, Role::norm, "layer_scale", in.shape[0], 1, false, false);
         out.save_input = true;
+        out.input_for_weights = true;
     }
     return true;
 }

@@ -28,6 +28,7 @@ struct Storage {
     double elements = 0;
     bool saved = false;
     bool index = false;  // int64 token ids (embedding input): its bytes are counted by the embedding
+    bool requires_grad = false;  // produced by a layer that trains or from a tensor that requires grad
 };
 
 struct Walker {
@@ -74,7 +75,7 @@ struct Walker {
     }
 
     bool block(const json& l, const std::string& at, const std::string& where, const std::string& qualified, int depth,
-               Value& cur) {
+               bool trains, Value& cur) {
         FieldReader r(l, where, errors);
         if (depth >= kMaxStackDepth) {
             errors.push_back({where, "blocks nested deeper than " + std::to_string(kMaxStackDepth)});
@@ -92,14 +93,15 @@ struct Walker {
             std::string prefix = qualified;  // appended piece by piece: GCC 12's -Wrestrict misfires on "." + s
             if (numbered) prefix.append(".").append(std::to_string(start + i));
             prefix.append(".");
-            const bool ok = walk(l.at("layers"), at + ".layers", prefix, depth + 1, cur);
+            const bool ok = walk(l.at("layers"), at + ".layers", prefix, depth + 1, trains, cur);
             scopes.pop_back();
             if (!ok) return false;
         }
         return true;
     }
 
-    bool layer(const json& l, std::size_t i, const std::string& path, const std::string& prefix, int depth, Value& cur) {
+    bool layer(const json& l, std::size_t i, const std::string& path, const std::string& prefix, int depth, bool trains,
+               Value& cur) {
         const std::string at = path + "[" + std::to_string(i) + "]";
         if (++expanded > kMaxStackLayers) {
             errors.push_back({at, "more than " + std::to_string(kMaxStackLayers) + " layers after expanding repeats"});
@@ -119,16 +121,18 @@ struct Walker {
             errors.push_back({where, type.empty() ? "missing \"type\"" : "unknown layer type \"" + type + "\""});
             return false;
         }
+        trains = r.boolean_or("trainable", trains);
         if (type == "block") {
-            if (!block(l, at, where, qualified, depth, cur)) return false;
-        } else if (!op(l, type, qualified, where, cur)) {
+            if (!block(l, at, where, qualified, depth, trains, cur)) return false;
+        } else if (!op(l, type, qualified, where, trains, cur)) {
             return false;
         }
         if (!own.empty()) scopes.back()[own] = cur;
         return true;
     }
 
-    bool op(const json& l, const std::string& type, const std::string& qualified, const std::string& where, Value& cur) {
+    bool op(const json& l, const std::string& type, const std::string& qualified, const std::string& where, bool trains,
+            Value& cur) {
         OpInput in;
         Value src = cur;
         if (l.contains("input_from")) {
@@ -156,26 +160,37 @@ struct Walker {
         L.params = std::move(res->params);
         L.buffers = res->buffers;
         L.flops = res->flops;
-        if (res->save_input) keep(src.tensor, L);
-        if (res->save_others)
-            for (const auto& o : others) keep(o.tensor, L);
+        L.trainable = trains;
+        // Autograd records an op only when some input requires grad (a trained weight or an upstream tensor).
+        bool in_grad = storages[static_cast<std::size_t>(src.tensor)].requires_grad;
+        for (const auto& o : others) in_grad = in_grad || storages[static_cast<std::size_t>(o.tensor)].requires_grad;
+        const bool weights_train = trains && !L.params.empty();
+        const bool recorded = in_grad || weights_train;
+        if (recorded) {
+            if (res->save_input && (weights_train || !res->input_for_weights)) keep(src.tensor, L);
+            if (res->save_others)
+                for (const auto& o : others) keep(o.tensor, L);
+        }
         Value out{src.tensor, res->shape};
         if (!res->alias_input) {
             out.tensor = static_cast<int>(storages.size());
-            storages.push_back({static_cast<double>(*numel(res->shape)), false, false});
+            storages.push_back({static_cast<double>(*numel(res->shape)), false, false, false});
         }
-        if (res->save_output) keep(out.tensor, L);
-        L.saved_elements += res->new_saved_elements;
-        L.saved_other_bytes = res->saved_other_bytes;
-        L.saved_per_batch_bytes = res->saved_per_batch_bytes;
+        storages[static_cast<std::size_t>(out.tensor)].requires_grad = recorded;
+        if (recorded) {
+            if (res->save_output) keep(out.tensor, L);
+            L.saved_elements += res->new_saved_elements - (weights_train ? 0 : res->weight_grad_elements);
+            L.saved_other_bytes = res->saved_other_bytes;
+            L.saved_per_batch_bytes = res->saved_per_batch_bytes;
+        }
         stack.layers.push_back(std::move(L));
         cur = out;
         return true;
     }
 
-    bool walk(const json& layers, const std::string& path, const std::string& prefix, int depth, Value& cur) {
+    bool walk(const json& layers, const std::string& path, const std::string& prefix, int depth, bool trains, Value& cur) {
         for (std::size_t i = 0; i < layers.size() && !stop(); ++i)
-            if (!layer(layers[i], i, path, prefix, depth, cur)) return false;
+            if (!layer(layers[i], i, path, prefix, depth, trains, cur)) return false;
         return !stop();
     }
 };
@@ -229,19 +244,24 @@ Result<LayerStack> layer_stack_from_json(const nlohmann::json& j, const std::str
     const json& layers = j.at("layers");
     Walker w{res.errors, st, {}};
     const bool tokens = st.input.size() == 1 && layers[0].is_object() && layers[0].value("type", json()) == "embedding";
-    w.storages.push_back({static_cast<double>(*numel(st.input)), false, tokens});
+    w.storages.push_back({static_cast<double>(*numel(st.input)), false, tokens, false});
     Value cur{0, st.input};
-    if (!w.walk(layers, p + "layers", "", 0, cur)) return res;
-    Checked params = 0, buffers = 0;
+    if (!w.walk(layers, p + "layers", "", 0, true, cur)) return res;
+    Checked params = 0, trainable = 0, buffers = 0;
     for (const auto& l : st.layers) {
-        for (const auto& g : l.params) params += Checked(g.rows) * Checked(g.cols) + Checked(g.bias ? g.rows : 0);
+        for (const auto& g : l.params) {
+            const Checked n = Checked(g.rows) * Checked(g.cols) + Checked(g.bias ? g.rows : 0);
+            params += n;
+            if (l.trainable) trainable += n;
+        }
         buffers += l.buffers;
     }
-    if (params.overflow || buffers.overflow) {
+    if (params.overflow || trainable.overflow || buffers.overflow) {
         res.errors.push_back({p + "layers", "the parameter count does not fit in 64 bits"});
         return res;
     }
     st.parameters = params.value;
+    st.trainable_parameters = trainable.value;
     st.buffers = buffers.value;
     res.value = std::move(st);
     return res;
