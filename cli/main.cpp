@@ -2,7 +2,9 @@
 // vramcalc_core's. Exit codes: 0 ok, 2 bad input (message on stderr). Nothing crashes.
 #include <chrono>
 #include <cstdio>
+#include <algorithm>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -60,17 +62,50 @@ struct BadInput : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// Every input the CLI reads (files, "-" for stdin, device files) stops at the core's one size limit:
+// /dev/zero grew to GBs before std::bad_alloc, and 100 MB documents took seconds.
 std::string read_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw BadInput("cannot read file '" + path + "'");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+    std::error_code ec;
+    if (path != "-" && std::filesystem::is_directory(path, ec))
+        throw BadInput("'" + path + "' is a directory, expected a JSON file");
+    std::ifstream file;
+    if (path != "-") {
+        file.open(path, std::ios::binary);
+        if (!file) throw BadInput("cannot read file '" + path + "'");
+    }
+    std::istream& in = path == "-" ? std::cin : file;
+    std::string text;
+    char buf[1 << 16];
+    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+        text.append(buf, static_cast<std::size_t>(in.gcount()));
+        if (text.size() > vc::kMaxInputBytes)
+            throw BadInput((path == "-" ? std::string("stdin") : "'" + path + "'") + " is over the input size limit, allowed: at most " +
+                           std::to_string(vc::kMaxInputBytes) + " bytes (8 MiB)");
+    }
+    if (in.bad()) throw BadInput("cannot read '" + path + "' (a read error)");
+    return text;
+}
+
+// JSON out: strings that came from the user are written even if they are not valid UTF-8.
+std::string dump(const json& j, int indent = 2) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
+
+// At most this many warnings and errors are printed, then "and K more" (1 M unknown keys printed 48 MB).
+constexpr std::size_t kMaxPrinted = 20;
+
+template <class List, class Text>
+void print_capped(const List& list, const char* label, Text text) {
+    const std::size_t shown = std::min(list.size(), kMaxPrinted);
+    for (std::size_t i = 0; i < shown; ++i) std::cerr << label << ": " << text(list[i]) << "\n";
+    if (list.size() > shown) std::cerr << label << ": ... and " << list.size() - shown << " more\n";
+}
+
+void print_warnings(const std::vector<std::string>& warnings) {
+    print_capped(warnings, "warning", [](const std::string& w) { return w; });
 }
 
 bool file_exists(const std::string& path) {
     std::ifstream f(path);
-    return f.good();
+    return path == "-" || f.good();
 }
 
 json parse_json_file(const std::string& path) {
@@ -98,7 +133,7 @@ json resolve_model_arg(const json& model) {
 }
 
 void print_problems(const std::vector<vc::Problem>& errors) {
-    for (const auto& p : errors) std::cerr << "error: " << p.text() << "\n";
+    print_capped(errors, "error", [](const vc::Problem& p) { return p.text(); });
 }
 
 int cmd_inspect(const std::vector<std::string>& args, bool as_json) {
@@ -120,9 +155,9 @@ int cmd_inspect(const std::vector<std::string>& args, bool as_json) {
         throw BadInput("'" + arg + "' is neither a preset id (see `vramcalc presets`) nor a readable file");
     }
     const vc::ParamBreakdown p = vc::count_parameters(spec);
-    for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
+    print_warnings(warnings);
     if (as_json) {
-        std::cout << vc::model_to_json(spec, warnings).dump(2) << "\n";
+        std::cout << dump(vc::model_to_json(spec, warnings)) << "\n";
     } else {
         std::cout << vc::cli::render_params(spec.name, spec, p);
     }
@@ -171,9 +206,18 @@ std::optional<vc::Scenario> scenario_from_args(const std::vector<std::string>& a
         if (scenario.is_object()) scenario.merge_patch(overrides);
     }
     if (scenario.is_object() && scenario.contains("model")) scenario["model"] = resolve_model_arg(scenario["model"]);
+    if (command == "plan" && scenario.is_object() && !scenario.contains("num_gpus")) {
+        // plan searches num_gpus: start from the GPUs the given degrees need (--tp 2 alone is a layout, not an error).
+        std::int64_t unit = 1;
+        for (const char* k : {"tp", "pp", "cp", "ep"})
+            if (scenario.contains(k) && scenario[k].is_number_integer() && scenario[k].get<std::int64_t>() > 1 &&
+                scenario[k].get<std::int64_t>() <= 4096)
+                unit *= scenario[k].get<std::int64_t>();
+        if (unit > 1 && unit <= (std::int64_t{1} << 20)) scenario["num_gpus"] = unit;
+    }
     if (read) *read = scenario;
     auto sc = vc::scenario_from_json(scenario, catalog());
-    for (const auto& w : sc.warnings) std::cerr << "warning: " << w << "\n";
+    print_warnings(sc.warnings);
     if (!sc.ok()) {
         print_problems(sc.errors);
         return std::nullopt;
@@ -192,7 +236,7 @@ int cmd_estimate(const std::vector<std::string>& args, bool as_json) {
     if (as_json) {
         json j = vc::bill_to_json(bill);
         if (needs_advice) j["advice"] = vc::advice_to_json(plan);
-        std::cout << j.dump(2) << "\n";
+        std::cout << dump(j) << "\n";
     } else {
         std::cout << vc::cli::render_bill(bill) << vc::cli::render_advice(plan, bill);
     }
@@ -209,7 +253,7 @@ int cmd_validate(const std::vector<std::string>& args, bool as_json, bool as_mar
         print_problems(rep.errors);
         return kBadInput;
     }
-    if (as_json) std::cout << vc::report_to_json(*rep).dump(2) << "\n";
+    if (as_json) std::cout << dump(vc::report_to_json(*rep)) << "\n";
     else std::cout << vc::cli::render_validation(*rep);
     return kOk;
 }
@@ -224,7 +268,7 @@ std::string scenario_summary(const json& e) {
         if (v.is_string()) return v.get<std::string>();
         if (v.is_number_integer()) return std::to_string(v.get<long long>());
         if (v.is_object() && v.contains("name") && v["name"].is_string()) return v["name"].get<std::string>();
-        return v.is_object() ? "(inline)" : v.dump();
+        return v.is_object() ? "(inline)" : dump(v, -1);
     };
     const bool infer = text("workload") == "infer";
     std::string o = text("model");
@@ -346,7 +390,7 @@ int cmd_presets(bool as_json) {
         std::cout << vc::cli::render_presets(c);
         return kOk;
     }
-    std::cout << vc::presets_to_json(c).dump(2) << "\n";
+    std::cout << dump(vc::presets_to_json(c)) << "\n";
     return kOk;
 }
 
@@ -367,25 +411,27 @@ int cmd_plan(std::vector<std::string> args, bool as_json) {
     if (sc->workload != vc::Workload::train) throw BadInput("plan: workload must be \"train\"");
     const vc::Plan p = vc::plan_gpus(*sc, max_gpus);
     if (as_json) {
-        std::cout << vc::plan_to_json(p, *sc).dump(2) << "\n";
+        std::cout << dump(vc::plan_to_json(p, *sc)) << "\n";
         return kOk;
     }
     std::printf("GPU: %s, %.2f GiB, target utilisation %.0f %%\n", sc->gpu.name.c_str(),
                 static_cast<double>(sc->gpu.memory_bytes) / vc::kGiB, sc->target_utilization * 100);
-    std::printf("%6s  %-13s  %-17s  %3s  %3s  %14s  %12s  %s\n", "GPUs", "sharding", "offload", "tp", "pp",
-                "per GPU (GiB)", "CPU (GiB)", "fits");
+    std::printf("%6s  %-13s  %-17s  %3s  %3s  %3s  %-13s  %14s  %12s  %s\n", "GPUs", "sharding", "offload", "tp", "pp", "cp",
+                "checkpointing", "per GPU (GiB)", "CPU (GiB)", "fits");
     for (const auto& c : p.candidates)
-        std::printf("%6lld  %-13s  %-17s  %3lld  %3lld  %14.2f  %12.2f  %s\n", static_cast<long long>(c.num_gpus),
+        std::printf("%6lld  %-13s  %-17s  %3lld  %3lld  %3lld  %-13s  %14.2f  %12.2f  %s\n", static_cast<long long>(c.num_gpus),
                     vc::to_string(c.sharding), vc::to_string(c.offload), static_cast<long long>(c.tp),
-                    static_cast<long long>(c.pp), static_cast<double>(c.device_bytes) / vc::kGiB,
-                    static_cast<double>(c.cpu_bytes) / vc::kGiB, c.fits ? "yes" : "no");
+                    static_cast<long long>(c.pp), static_cast<long long>(c.cp), vc::to_string(c.checkpointing),
+                    static_cast<double>(c.device_bytes) / vc::kGiB, static_cast<double>(c.cpu_bytes) / vc::kGiB,
+                    c.fits ? "yes" : "no");
     if (p.found)
-        std::printf("\nFewest GPUs: %lld (sharding %s, tp %lld, pp %lld): %.2f GiB per GPU\n",
+        std::printf("\nFewest GPUs: %lld (sharding %s, tp %lld, pp %lld, cp %lld, checkpointing %s): %.2f GiB per GPU\n",
                     static_cast<long long>(p.best.num_gpus), vc::to_string(p.best.sharding),
-                    static_cast<long long>(p.best.tp), static_cast<long long>(p.best.pp),
-                    static_cast<double>(p.best.device_bytes) / vc::kGiB);
+                    static_cast<long long>(p.best.tp), static_cast<long long>(p.best.pp), static_cast<long long>(p.best.cp),
+                    vc::to_string(p.best.checkpointing), static_cast<double>(p.best.device_bytes) / vc::kGiB);
     else
         std::printf("\nDoes not fit on up to %lld GPUs of this type.\n", static_cast<long long>(max_gpus));
+    if (!p.blocker.empty()) std::printf("%s: %s\n", p.found ? "Note" : "What blocks", p.blocker.c_str());
     return kOk;
 }
 
@@ -447,7 +493,7 @@ int run(int argc, char** argv) {
     if (cmd == "presets") return cmd_presets(as_json);
     if (cmd == "bench") return cmd_bench(params, as_json);
     if (cmd == "plan") return cmd_plan(params, as_json);
-    throw BadInput("unknown command '" + cmd + "' (allowed: inspect, estimate, validate, presets; see --help)");
+    throw BadInput("unknown command '" + cmd + "' (allowed: inspect, estimate, validate, presets, bench, plan; see --help)");
 }
 
 }  // namespace

@@ -77,7 +77,7 @@ TEST_CASE("scenario: unknown keys are warnings") {
 }
 
 TEST_CASE("scenario: unknown keys of the lora, gpu, rlhf and rollout objects are warnings too (from the key table)") {
-    auto r = scenario_from_text(R"({"model": "gpt2", "lora": {"rnak": 4, "r": 4}, "gpu": {"name": "x", "memory_gib": 8, "vendor": "amd"},
+    auto r = scenario_from_text(R"({"model": "gpt2", "method": "lora", "lora": {"rnak": 4, "r": 4}, "gpu": {"name": "x", "memory_gib": 8, "vendor": "amd"},
         "rlhf": {"algorithm": "ppo", "rollout": {"engine": "vllm", "gpu_util": 0.5}, "kl": 0.1}})", test::catalog());
     REQUIRE(r.ok());
     std::string all;

@@ -11,7 +11,7 @@
 
   function ready() { return typeof Module !== 'undefined' && Module.calledRun; }
   function wake() { if (ready()) Module._vramcalc_wake(); }
-  function call(fn, types, args) { if (ready()) Module.ccall(fn, null, types, args); }
+  function call(fn, types, args) { if (ready()) Module.vramcalcCallWithStrings(fn, null, types, args, false); }  // heap, not stack (api_post.js)
   function fail(text) {
     loading.style.display = 'flex';
     loading.className = 'error';

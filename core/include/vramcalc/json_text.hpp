@@ -4,6 +4,7 @@
 // tests/unit-bad-input.cpp), so deeper documents are refused before parsing.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,11 +14,16 @@
 namespace vramcalc {
 
 inline constexpr int kMaxJsonDepth = 256;  // real config.json files nest 3-4 levels
+// The one size limit on text handed in (CLI files and stdin, the JS API, the page's drop and paste):
+// the largest reference file is 260 KB, a config.json a few KB; 100 MB documents took seconds and GBs.
+inline constexpr std::size_t kMaxInputBytes = std::size_t{8} << 20;  // 8 MiB
 
 // Deepest array/object nesting of the text (strings skipped), without parsing it.
 int json_nesting_depth(std::string_view text);
 
-// The parsed value, or nullopt with `why` ("not valid JSON (...)") saying what is wrong.
+// The parsed value, or nullopt with `why` ("not valid JSON (...)") saying what is wrong. Refused too:
+// text over kMaxInputBytes, nesting over kMaxJsonDepth and an object with the same key twice (nlohmann
+// keeps the last silently; the URL decoder already refuses duplicates).
 std::optional<nlohmann::json> parse_json_text(std::string_view text, std::string& why);
 
 }  // namespace vramcalc

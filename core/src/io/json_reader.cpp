@@ -10,6 +10,14 @@ std::string describe(const json& v) {
     return s;
 }
 
+std::string utf8_prefix(std::string_view s, std::size_t max_bytes) {
+    if (s.size() <= max_bytes) return std::string(s);
+    std::size_t n = max_bytes;
+    // Step back over continuation bytes (10xxxxxx) so the cut falls before a lead byte.
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+    return std::string(s.substr(0, n)) + "...";
+}
+
 std::string FieldReader::path(std::string_view key) const {
     return prefix_.empty() ? std::string(key) : prefix_ + "." + std::string(key);
 }
@@ -22,6 +30,12 @@ bool FieldReader::has(std::string_view key) const {
     if (!obj_.is_object()) return false;
     auto it = obj_.find(key);
     return it != obj_.end() && !it->is_null();
+}
+
+bool FieldReader::is_null(std::string_view key) const {
+    if (!obj_.is_object()) return false;
+    auto it = obj_.find(key);
+    return it != obj_.end() && it->is_null();
 }
 
 const json* FieldReader::find(std::initializer_list<std::string_view> keys, std::string_view* found) const {

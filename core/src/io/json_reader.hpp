@@ -19,6 +19,10 @@ using json = nlohmann::json;
 
 std::string describe(const json& v);  // short rendering of a value for messages
 
+// At most `max_bytes` of `s`, cut at a UTF-8 character boundary (never inside a multi-byte character),
+// with "..." appended when cut. A user string cut mid-character made json::dump() throw type_error.316.
+std::string utf8_prefix(std::string_view s, std::size_t max_bytes);
+
 class FieldReader {
 public:
     FieldReader(const json& obj, std::string prefix, Problems& errors)
@@ -26,6 +30,8 @@ public:
 
     // Present and not null (HF configs write null for "use the default").
     bool has(std::string_view key) const;
+    // Present with the value null (JS's NaN, Infinity and undefined reach JSON as null).
+    bool is_null(std::string_view key) const;
     // The first of `keys` that is present, or nullptr.
     const json* find(std::initializer_list<std::string_view> keys, std::string_view* found = nullptr) const;
 

@@ -65,8 +65,25 @@ void warn_unknown_keys(const json& obj, const std::string& path, std::vector<std
     }
 }
 
+namespace {
+
+// A number key given as null: in a scenario that is JS's NaN, Infinity or undefined after
+// JSON.stringify, never "the default" (leave the key out for that). Config.json files keep their null.
+bool null_number(FieldReader& r, std::string_view key, const ScenarioKey& k) {
+    if (!r.is_null(key)) return false;
+    const bool integer = k.type == KeyType::integer;
+    const auto bound = [integer](double v) { return integer ? std::to_string(static_cast<std::int64_t>(v)) : describe(json(v)); };
+    r.error(key, "got null, expected " + std::string(integer ? "an integer" : "a number") + " from " + bound(k.min) + " to " +
+                     bound(k.max) +
+                     " (JavaScript's NaN, Infinity and undefined become null in JSON; leave the key out for its default)");
+    return true;
+}
+
+}  // namespace
+
 std::int64_t read_integer(FieldReader& r, std::string_view name, std::int64_t fallback) {
     const ScenarioKey& k = key_of(name);
+    if (null_number(r, leaf(name), k) || (!k.alias.empty() && null_number(r, k.alias, k))) return fallback;
     const auto lo = static_cast<std::int64_t>(k.min), hi = static_cast<std::int64_t>(k.max);
     if (k.alias.empty()) return r.integer_or({leaf(name)}, fallback, lo, hi);
     return r.integer_or({leaf(name), k.alias}, fallback, lo, hi);
@@ -74,6 +91,7 @@ std::int64_t read_integer(FieldReader& r, std::string_view name, std::int64_t fa
 
 double read_number(FieldReader& r, std::string_view name, double fallback) {
     const ScenarioKey& k = key_of(name);
+    if (null_number(r, leaf(name), k)) return fallback;
     return r.number_or(leaf(name), fallback, k.min, k.max);
 }
 

@@ -45,6 +45,7 @@ void read_model(ReadContext& c, const ScenarioKey&) {
         // A model known only by its parameter count (e.g. the ZeRO paper's 7.5B model).
         FieldReader r(m, "model", c.out.errors);
         s.model.name = r.string_or("name", "custom model");
+        if (s.model.name.find_first_not_of(" \t") == std::string::npos) s.model.name = "custom model";
         s.model.count_only = true;
         s.model.declared_parameters = r.integer({"parameters"}, 1, std::int64_t{1} << 46).value_or(0);
         s.model_ref = "parameters";
@@ -72,7 +73,8 @@ void read_gpu(ReadContext& c, const ScenarioKey&) {
     if (g->is_string()) {
         if (const GpuSpec* p = c.catalog.find_gpu(g->get<std::string>())) s.gpu = *p;
         else c.out.errors.push_back({"gpu", "unknown GPU id " + describe(*g) +
-                                                " (`vramcalc presets` lists them; or {\"name\": ..., \"memory_gib\": N})"});
+                                                " (`vramcalc presets` lists them; or a custom GPU: {\"name\": ..., \"memory_gib\": N} in a "
+                                                "scenario, --gpu-memory-gib N on the command line)"});
         return;
     }
     if (!g->is_object()) {
@@ -84,6 +86,8 @@ void read_gpu(ReadContext& c, const ScenarioKey&) {
     s.gpu = GpuSpec{};
     s.gpu.id = "custom";
     s.gpu.name = r.string_or("name", "custom GPU");
+    if (s.gpu.name.find_first_not_of(" \t") == std::string::npos) s.gpu.name = "custom GPU";  // never "on : "
+
     s.gpu.arch = r.string_or("arch", "");
     s.gpu.bf16 = r.boolean_or("bf16", true);
     if (r.has("memory_bytes")) {
@@ -116,11 +120,17 @@ void read_lora(ReadContext& c, const ScenarioKey&) {
     if (t.is_string() && t.get<std::string>() == "all-linear") {
         lora.all_linear = true;
         lora.targets.clear();
+    } else if (t.is_array() && t.size() == 1 && t[0].is_string() && t[0].get<std::string>() == "all-linear") {
+        lora.all_linear = true;  // ["all-linear"]: the same as the string
+        lora.targets.clear();
     } else if (t.is_array() && !t.empty()) {
         lora.all_linear = false;
         lora.targets.clear();
         for (const auto& e : t) {
-            if (e.is_string() && !e.get<std::string>().empty()) lora.targets.push_back(e.get<std::string>());
+            if (e.is_string() && e.get<std::string>() == "all-linear")
+                r.error("targets", "\"all-linear\" cannot be mixed with module names (PEFT takes the string "
+                                   "\"all-linear\" alone): give \"all-linear\" or only names such as [\"q_proj\", \"v_proj\"]");
+            else if (e.is_string() && !e.get<std::string>().empty()) lora.targets.push_back(e.get<std::string>());
             else r.error("targets", "entry " + describe(e) + " is not a module name");
         }
     } else {
@@ -136,7 +146,7 @@ void read_weights(ReadContext& c, const ScenarioKey& k) {
     c.s.weights = c.r.string_or(k.name, c.s.weights);
     const auto& f = weight_format_names();
     if (std::find(f.begin(), f.end(), c.s.weights) == f.end())
-        c.r.error(k.name, "got \"" + c.s.weights.substr(0, 40) + "\", allowed: " + join_names(f));
+        c.r.error(k.name, "got \"" + utf8_prefix(c.s.weights, 40) + "\", allowed: " + join_names(f));
 }
 
 void read_group_size(ReadContext& c, const ScenarioKey& k) {
@@ -147,6 +157,56 @@ void read_group_size(ReadContext& c, const ScenarioKey& k) {
 
 namespace {
 
+bool nested(std::string_view name) { return name.find('.') != std::string_view::npos; }
+
+std::string num(std::int64_t v) { return std::to_string(v); }
+
+// Parallel degrees against each other and against the model: a layout no framework can run is an error
+// (Megatron-LM's arguments.py and vLLM's config checks refuse the same), not a smaller bill.
+void check_layout(const Scenario& s, FieldReader& r) {
+    const std::int64_t model_parallel = s.tp * s.pp * s.cp;
+    if (s.num_gpus % model_parallel != 0) {
+        r.error("num_gpus", num(s.num_gpus) + " is not a multiple of tp x pp x cp = " + num(model_parallel));
+        return;
+    }
+    const ModelSpec& m = s.model;
+    const std::int64_t dp = s.num_gpus / model_parallel;
+    // Megatron: expert parallelism splits the data-parallel ranks (expert_model_parallel_size must divide
+    // the data-parallel size), and each rank holds experts / ep of them.
+    if (s.ep > 1 && dp % s.ep != 0)
+        r.error("ep", num(s.ep) + " must divide num_gpus / (tp x pp x cp) = " + num(s.num_gpus) + " / " +
+                          num(model_parallel) + " = " + num(dp) + " (experts are split across data-parallel ranks): "
+                          "raise num_gpus to a multiple of " + num(model_parallel * s.ep) + " or lower ep");
+    if (m.count_only) return;
+    if (s.ep > 1 && m.moe.experts == 0)
+        r.error("ep", num(s.ep) + " needs a mixture-of-experts model; model \"" + utf8_prefix(m.name, 60) + "\" has no experts (allowed: ep 1)");
+    else if (s.ep > m.moe.experts && m.moe.experts > 0)
+        r.error("ep", num(s.ep) + " is more than the model's " + num(m.moe.experts) + " experts: allowed ep 1 to " +
+                          num(m.moe.experts));
+    if (s.pp > 1 && m.layers > 0 && s.pp > m.layers)
+        r.error("pp", num(s.pp) + " is more than the model's " + num(m.layers) + " layers (model.num_hidden_layers): "
+                          "each pipeline stage needs at least one layer; allowed pp 1 to " + num(m.layers));
+    if (s.tp > 1 && m.heads > 0 && s.tp > m.heads)
+        r.error("tp", num(s.tp) + " is more than the model's " + num(m.heads) + " attention heads (model.num_attention_heads): "
+                          "tensor parallelism splits the heads; allowed tp 1 to " + num(m.heads));
+}
+
+// A key given for a method that does not read it (the key table's `methods`): "quantization" with
+// method lora or full, a "lora" object with method full. Said, never silently ignored.
+void check_method_keys(const json& doc, const Scenario& s, std::vector<std::string>& warnings) {
+    if (s.workload != Workload::train) return;
+    for (const auto& row : key_rows()) {
+        const ScenarioKey& k = row.key;
+        if (k.methods.empty() || nested(k.name) || !doc.contains(k.name) || doc[k.name].is_null()) continue;
+        if (applies_to(k, s)) continue;
+        if (k.name == "quantization" && doc[k.name].is_string() && doc[k.name].get<std::string>() == "none") continue;
+        std::string methods;  // "lora qlora" -> "lora or qlora"
+        for (char ch : k.methods) methods += ch == ' ' ? std::string(" or ") : std::string(1, ch);
+        warnings.push_back(std::string(k.name) + ": ignored with method \"" + to_string(s.method) + "\" (it applies to method " +
+                           methods + (k.name == "quantization" ? "; for a quantized base use method \"qlora\")" : ")"));
+    }
+}
+
 void check_cross_fields(const Scenario& s, FieldReader& r) {
     if (s.method == Method::qlora && s.quantization == Quantization::none)
         r.error("quantization", "method \"qlora\" needs a quantized base: nf4, nf4-dq or int8");
@@ -155,13 +215,8 @@ void check_cross_fields(const Scenario& s, FieldReader& r) {
                                          "them, so none are kept between micro-batches (torchtune raises the same error)");
     if (s.prompt_len + s.gen_len < 1 && s.workload == Workload::infer)
         r.error("prompt_len", "prompt_len + gen_len must be at least 1 token");
-    const std::int64_t model_parallel = s.tp * s.pp * s.cp;
-    if (s.num_gpus % model_parallel != 0)
-        r.error("num_gpus", std::to_string(s.num_gpus) + " is not a multiple of tp x pp x cp = " +
-                                std::to_string(model_parallel));
+    check_layout(s, r);
 }
-
-bool nested(std::string_view name) { return name.find('.') != std::string_view::npos; }
 
 }  // namespace
 }  // namespace detail
@@ -182,6 +237,7 @@ Result<Scenario> scenario_from_json(const nlohmann::json& j, const Catalog& cat)
     for (const auto& row : key_rows())
         if (row.bind.read && !nested(row.key.name) && row.bind.read != &read_rlhf) row.bind.read(c, row.key);
     check_cross_fields(s, r);
+    check_method_keys(j, s, out.warnings);
     read_rlhf(c, key_of("rlhf"));  // last: its roles follow the policy's settings
 
     if (out.errors.empty()) out.value = std::move(s);

@@ -75,7 +75,7 @@ void read_rollout(RlhfSetup& x, const json& r, Result<Scenario>& out) {
     x.rollout_engine = read_enum(rr, ro, "engine", x.rollout_engine);
     const std::string placement = rr.string_or("placement", x.rollout_colocated ? "colocated" : "separate");
     if (placement != "colocated" && placement != "separate")
-        rr.error("placement", "got \"" + placement.substr(0, 40) + "\", allowed: " + join_names(allowed_values("rlhf.rollout.placement")));
+        rr.error("placement", "got \"" + utf8_prefix(placement, 40) + "\", allowed: " + join_names(allowed_values("rlhf.rollout.placement")));
     x.rollout_colocated = placement != "separate";
     x.rollout_gpu_memory_utilization = read_number(rr, "rlhf.rollout.gpu_memory_utilization", x.rollout_gpu_memory_utilization);
     x.rollout_released = rr.boolean_or("released", x.rollout_released);
