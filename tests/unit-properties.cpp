@@ -287,3 +287,23 @@ TEST_CASE("properties: tensor and pipeline parallelism never raise per-GPU memor
         }
     }
 }
+
+TEST_CASE("properties: ZeRO-1 can exceed no sharding when little trains, and the bill says why") {
+    // The documented exception to zero1 <= none: with LoRA the optimizer states ZeRO-1 shards are small,
+    // while DeepSpeed's reduce bucket (reduce_bucket_size 5e8 elements) is allocated whatever trains
+    // (parallel/parallel.cpp; bill/checks.cpp warns).
+    const json base = {{"model", "llama-3.1-8b"}, {"num_gpus", 8}, {"method", "lora"}, {"micro_batch", 1}, {"seq_len", 1024},
+                       {"precision", "bf16"}, {"gpu", "h100-80gb"}, {"framework", "deepspeed"}};
+    json z1 = base;
+    z1["sharding"] = "zero1";
+    const Bill with_zero1 = estimate(scenario(z1));
+    const Bill without = estimate(scenario(base));
+    if (with_zero1.device_bytes > without.device_bytes) {
+        bool said = false;
+        for (const auto& w : with_zero1.warnings) said = said || w.find("ZeRO-1") != std::string::npos;
+        CHECK(said);
+    }
+    bool warned = false;
+    for (const auto& w : with_zero1.warnings) warned = warned || w.find("reduce bucket") != std::string::npos;
+    CHECK(warned);
+}
