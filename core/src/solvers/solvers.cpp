@@ -93,13 +93,21 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
     std::map<std::pair<int, std::int64_t>, std::int64_t> torch;  // (field, value) -> device bytes less the context
     std::int64_t prev_batch = 0, prev_len = 0;
     const std::int64_t batch_cap = 1 << 16, len_cap = std::int64_t{1} << 24;
+    // Shared: the scenario's own bill once; each GPU adds its context (and its speed figures).
+    const Bill shared_bill = shared ? estimate_peak(base) : Bill{};
+    const std::int64_t shared_torch = shared ? shared_bill.device_bytes - context(base.gpu) : 0;
     for (std::size_t i : order) {
         const GpuSpec& g = gpus[i];
         Scenario s = base;
         s.gpu = g;
         CatalogFit& f = out[i];
         f.gpu = g;
-        Bill b = estimate_peak(s);
+        Bill b = shared ? shared_bill : estimate_peak(s);
+        if (shared) {
+            b.gpu = g;
+            b.device_bytes = shared_torch + context(g);
+            b.fits = g.memory_bytes > 0 && b.device_bytes <= g.memory_bytes;
+        }
         f.device_bytes = b.device_bytes;
         f.fits = b.fits;
         detail::estimate_speed(s, b);
