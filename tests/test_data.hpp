@@ -24,6 +24,13 @@ inline nlohmann::json load_json(const std::string& name) {
 
 inline const Catalog& catalog() { return *builtin_catalog().value; }
 
+// A model preset's spec (the test fails when the id is unknown).
+inline ModelSpec preset(const char* id) {
+    const ModelPreset* p = catalog().find_model(id);
+    REQUIRE(p);
+    return p->spec;
+}
+
 // A scenario the test expects to be valid (the problems are printed when it is not).
 inline Scenario scenario(const nlohmann::json& j) {
     auto r = scenario_from_json(j, catalog());

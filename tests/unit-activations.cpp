@@ -10,11 +10,7 @@ using namespace vramcalc::detail;
 
 namespace {
 
-ModelSpec preset(const char* id) {
-    const ModelPreset* p = test::catalog().find_model(id);
-    REQUIRE(p);
-    return p->spec;
-}
+using test::preset;
 
 ActivationSetup bf16_full(Attention attn) {
     ActivationSetup a;

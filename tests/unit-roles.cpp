@@ -12,11 +12,7 @@ using namespace vramcalc::detail;
 
 namespace {
 
-ModelSpec preset(const char* id) {
-    const ModelPreset* p = test::catalog().find_model(id);
-    REQUIRE(p);
-    return p->spec;
-}
+using test::preset;
 
 ActivationSetup lora_setup(std::vector<std::string> targets) {
     ActivationSetup a;

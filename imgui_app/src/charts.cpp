@@ -15,17 +15,8 @@ std::string gib(std::int64_t bytes, int decimals) {
 }
 
 ImU32 component_color(const std::string& id) {
-    struct C { const char* id; ImU32 color; };
-    static constexpr C kColors[] = {
-        {"weights", IM_COL32(66, 133, 244, 255)},     {"master_weights", IM_COL32(120, 94, 240, 255)},
-        {"lora", IM_COL32(0, 172, 193, 255)},         {"gradients", IM_COL32(251, 140, 0, 255)},
-        {"optimizer", IM_COL32(229, 57, 53, 255)},    {"activations", IM_COL32(67, 160, 71, 255)},
-        {"logits", IM_COL32(156, 204, 101, 255)},     {"kv_cache", IM_COL32(142, 36, 170, 255)},
-        {"temporaries", IM_COL32(255, 202, 40, 255)}, {"allocator_slack", IM_COL32(141, 110, 99, 255)},
-        {"cuda_context", IM_COL32(120, 144, 156, 255)},
-    };
-    for (const auto& c : kColors)
-        if (id == c.id) return c.color;
+    if (const BillLine* l = find_bill_line(id))  // the core's registry owns each line's colour
+        return IM_COL32((l->color >> 16) & 0xFF, (l->color >> 8) & 0xFF, l->color & 0xFF, 255);
     // Stable colour for ids added later (quant_buffers, role-prefixed lines, ...).
     unsigned h = 2166136261u;
     for (char ch : id) h = (h ^ static_cast<unsigned char>(ch)) * 16777619u;

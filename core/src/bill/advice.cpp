@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "time/speed.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario_json.hpp"
 
@@ -144,7 +145,8 @@ AdvicePlan plan_changes(const json& scenario, const Catalog& catalog) {
     AdvicePlan plan;
     auto base = scenario_from_json(scenario, catalog);
     if (!base.ok()) return plan;
-    const Bill base_bill = estimate(*base);
+    Bill base_bill = estimate_peak(*base);  // the solvers' answers are not needed for the base
+    detail::estimate_speed(*base, base_bill);
     const std::int64_t before = base_bill.device_bytes;
     const double speed_before = base_bill.speed ? base_bill.speed->tokens_per_s : 0;
     const double budget = static_cast<double>(base->gpu.memory_bytes) * base->target_utilization;

@@ -68,13 +68,9 @@ void model_checks(const Scenario& s, Bill& b) {
     if (s.workload == Workload::train && s.method == Method::freeze && s.trainable_layers > m.layers)
         b.warnings.push_back("trainable_layers " + n(s.trainable_layers) + " exceeds the model's " + n(m.layers) +
                              " layers: every layer trains");
-    if (s.pp > 1 && s.pp > m.layers)
-        b.warnings.push_back("pp " + n(s.pp) + " exceeds the model's " + n(m.layers) + " layers: some stages hold no layer");
     if (s.workload == Workload::train && s.tp > 1 && m.kv_heads > 0 && s.tp > m.kv_heads)
         b.warnings.push_back("tp " + n(s.tp) + " exceeds the model's " + n(m.kv_heads) +
                              " KV heads: Megatron replicates KV heads across ranks (more memory than this split)");
-    if (s.ep > 1 && m.moe.experts > 0 && m.moe.experts % s.ep != 0)
-        b.warnings.push_back("ep " + n(s.ep) + " does not divide the model's " + n(m.moe.experts) + " experts");
 }
 
 void training_checks(const Scenario& s, Bill& b) {
