@@ -2,8 +2,6 @@
 // GPU or a whole catalog. Each asks the estimator (estimate_peak) at the points the search visits.
 #include "solvers/solvers.hpp"
 
-#include <map>
-#include <tuple>
 
 #include "common/checked.hpp"
 #include "runtime/runtime.hpp"
@@ -13,38 +11,39 @@
 
 namespace vramcalc {
 
-std::int64_t solve_max_batch(const Scenario& base, std::int64_t cap) {
+namespace {
+
+// The largest value of one scenario field whose device bytes stay within target_utilization of the GPU.
+std::int64_t largest_of(const Scenario& base, std::int64_t Scenario::*field, std::int64_t cap) {
     Scenario s = base;
-    const double budget = static_cast<double>(s.gpu.memory_bytes) * s.target_utilization;
-    return detail::largest_fitting(cap, [&](std::int64_t n) {
-        (s.workload == Workload::train ? s.micro_batch : s.batch) = n;
-        return static_cast<double>(estimate_peak(s).device_bytes) <= budget;
+    detail::CostTable bytes([&](std::int64_t n) {
+        s.*field = n;
+        return estimate_peak(s).device_bytes;
     });
+    return bytes.largest_within(static_cast<double>(s.gpu.memory_bytes) * s.target_utilization, cap);
 }
 
-std::int64_t solve_max_seq_len(const Scenario& base, std::int64_t cap) {
-    Scenario s = base;
-    const double budget = static_cast<double>(s.gpu.memory_bytes) * s.target_utilization;
-    return detail::largest_fitting(cap, [&](std::int64_t n) {
-        s.seq_len = n;
-        return static_cast<double>(estimate_peak(s).device_bytes) <= budget;
-    });
+}  // namespace
+
+std::int64_t solve_max_batch(const Scenario& base, std::int64_t cap) {
+    return largest_of(base, base.workload == Workload::train ? &Scenario::micro_batch : &Scenario::batch, cap);
 }
+
+std::int64_t solve_max_seq_len(const Scenario& base, std::int64_t cap) { return largest_of(base, &Scenario::seq_len, cap); }
 
 namespace detail {
 
 InferenceLimits inference_limits(const Scenario& base) {
     InferenceLimits r;
     // A scenario "fits" for a solver when the engine can serve it: vLLM needs the pool to hold the
-    // sequences; the others need device memory within target_utilization of the GPU.
-    auto serves = [&](const Scenario& t) {
-        const Bill b = estimate_peak(t);
-        if (t.framework == Framework::vllm) return b.fits;
-        return static_cast<double>(b.device_bytes) <= static_cast<double>(t.gpu.memory_bytes) * t.target_utilization;
-    };
+    // sequences (a yes or no: plain search); the others need device memory within target_utilization of
+    // the GPU (a cost: the interpolating search of search.hpp).
     auto largest = [&](std::int64_t cap, auto set) -> std::int64_t {
         Scenario t = base;
-        return largest_fitting(cap, [&](std::int64_t n) { set(t, n); return serves(t); });
+        if (t.framework == Framework::vllm)
+            return largest_fitting(cap, [&](std::int64_t n) { set(t, n); return estimate_peak(t).fits; });
+        CostTable bytes([&](std::int64_t n) { set(t, n); return estimate_peak(t).device_bytes; });
+        return bytes.largest_within(static_cast<double>(t.gpu.memory_bytes) * t.target_utilization, cap);
     };
     if (base.model.count_only) return r;
     if (base.framework == Framework::vllm) {
@@ -79,9 +78,9 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
     std::vector<CatalogFit> out(gpus.size());
     // Training (without RLHF, whose rollout engine sizes itself by the GPU's memory) sees a GPU only through
     // its CUDA context (runtime/runtime.cpp) and its memory: device bytes = torch bytes of the scenario +
-    // the GPU's context. So every GPU shares one table of torch bytes, the GPUs are solved in order of the
-    // budget left beside their context, and each search starts from the previous GPU's answer (a larger
-    // budget never gives a smaller one). Inference and RLHF: one solve per GPU.
+    // the GPU's context. So every GPU shares one table of torch bytes per field (search.hpp CostTable), and
+    // the GPUs are solved in order of the budget left beside their context, so each search interpolates
+    // between the costs its neighbours already visited. Inference and RLHF: one solve per GPU.
     const bool shared = base.workload == Workload::train && base.rlhf.algorithm == RlhfAlgorithm::none;
     auto context = [](const GpuSpec& g) { return detail::saturated_bytes(detail::cuda_context(g).bytes); };
     auto room = [&](const GpuSpec& g) {
@@ -90,12 +89,19 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
     std::vector<std::size_t> order(gpus.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return room(gpus[a]) < room(gpus[b]); });
-    std::map<std::pair<int, std::int64_t>, std::int64_t> torch;  // (field, value) -> device bytes less the context
-    std::int64_t prev_batch = 0, prev_len = 0;
     const std::int64_t batch_cap = 1 << 16, len_cap = std::int64_t{1} << 24;
     // Shared: the scenario's own bill once; each GPU adds its context (and its speed figures).
     const Bill shared_bill = shared ? estimate_peak(base) : Bill{};
     const std::int64_t shared_torch = shared ? shared_bill.device_bytes - context(base.gpu) : 0;
+    // Device bytes less the context, by micro-batch and by sequence length, shared by every GPU.
+    auto torch_bytes = [&](std::int64_t Scenario::*field) {
+        return [&base, field, &context](std::int64_t n) {
+            Scenario t = base;
+            t.*field = n;
+            return estimate_peak(t).device_bytes - context(base.gpu);
+        };
+    };
+    detail::CostTable by_batch(torch_bytes(&Scenario::micro_batch)), by_len(torch_bytes(&Scenario::seq_len));
     for (std::size_t i : order) {
         const GpuSpec& g = gpus[i];
         Scenario s = base;
@@ -124,18 +130,8 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
             continue;
         }
         const double budget = room(g);
-        auto fits = [&](int field, std::int64_t n) {
-            auto [it, fresh] = torch.try_emplace({field, n}, 0);
-            if (fresh) {
-                Scenario t = s;
-                (field == 0 ? t.micro_batch : t.seq_len) = n;
-                it->second = estimate_peak(t).device_bytes - context(g);
-            }
-            return static_cast<double>(it->second) <= budget;
-        };
-        f.max_batch = prev_batch = detail::largest_fitting(batch_cap, [&](std::int64_t n) { return fits(0, n); }, prev_batch);
-        if (!s.model.count_only)
-            f.max_seq_len = prev_len = detail::largest_fitting(len_cap, [&](std::int64_t n) { return fits(1, n); }, prev_len);
+        f.max_batch = by_batch.largest_within(budget, batch_cap);
+        if (!s.model.count_only) f.max_seq_len = by_len.largest_within(budget, len_cap);
     }
     return out;
 }
