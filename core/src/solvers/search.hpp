@@ -43,8 +43,9 @@ std::int64_t largest_fitting(std::int64_t cap, Fits fits, std::int64_t known = 0
 // visited are kept, so the GPUs of a catalog share them, and each probe interpolates between the nearest
 // known costs around the budget (extrapolates from the last two when no known cost exceeds it). Memory is
 // close to linear in the batch and the length, so a search usually needs two new probes (the answer and
-// the one above it). Whenever a probe fails to halve the interval, the next one bisects, so a search
-// never takes more than about twice the probes of plain bisection.
+// the one above it). Whenever a probe fails to halve a closed interval, the next one bisects, so a search
+// never takes more than about twice the probes of plain bisection; above the known points, extrapolation
+// turns into galloping after eight probes in a row that fall short.
 template <class Cost>
 class CostTable {
 public:
@@ -63,11 +64,17 @@ public:
             }
         }
         bool bisect = false;
+        int open_fits = 0;  // probes in a row that fit while nothing above the budget was known
         while (hi - lo > 1) {
             const std::int64_t width = hi - lo;
-            const std::int64_t n = lo == 0 ? 1 : bisect ? lo + width / 2 : guess(lo, hi, budget, cap);
-            (static_cast<double>(at(n)) <= budget ? lo : hi) = n;
-            bisect = !bisect && 2 * (hi - lo) > width;
+            const bool open = !known_.count(hi);
+            std::int64_t n = lo == 0 ? 1 : bisect ? lo + width / 2 : guess(lo, hi, budget, cap);
+            if (open && open_fits >= 8) n = std::max(n, std::min(cap, 2 * lo));  // a stubborn undershoot: gallop
+            const bool fits = static_cast<double>(at(n)) <= budget;
+            (fits ? lo : hi) = n;
+            open_fits = open && fits ? open_fits + 1 : 0;
+            // A closed interval that a probe failed to halve is bisected next: never worse than about twice bisection.
+            bisect = !open && !bisect && 2 * (hi - lo) > width;
         }
         return lo;
     }
