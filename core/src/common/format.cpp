@@ -9,11 +9,19 @@ namespace vramcalc::detail {
 
 std::string printf_string(const char* format, ...) {
     char buf[256];
-    va_list args;
+    va_list args, again;
     va_start(args, format);
+    va_copy(again, args);
     const int n = std::vsnprintf(buf, sizeof buf, format, args);
     va_end(args);
-    return n < 0 ? std::string() : std::string(buf, static_cast<std::size_t>(n) < sizeof buf ? static_cast<std::size_t>(n) : sizeof buf - 1);
+    std::string out;
+    if (n >= 0 && static_cast<std::size_t>(n) < sizeof buf) out.assign(buf, static_cast<std::size_t>(n));
+    else if (n >= 0) {  // longer than the stack buffer (e.g. "%.0f" of an absurd 1e300): format again at full length
+        out.resize(static_cast<std::size_t>(n));
+        std::vsnprintf(out.data(), out.size() + 1, format, again);
+    }
+    va_end(again);
+    return out;
 }
 
 std::string count_short(double n) {
