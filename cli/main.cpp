@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report.hpp"
+#include "weights.hpp"
 #include "vramcalc/advice.hpp"
 #include "vramcalc/bill_format.hpp"
 #include "vramcalc/catalog_json.hpp"
@@ -50,6 +51,8 @@ usage:
                                               the same as the docs/validation.md page (default: the
                                               files in tests/data/, run from the repository root)
   vramcalc presets [--json]                   list model and GPU presets
+  vramcalc weights FILE... [--json]           exact weight bytes per dtype from checkpoint headers
+                                              (safetensors, model.safetensors.index.json, GGUF, a folder)
   vramcalc bench [SCENARIO.json] [--json]     time one estimate and a full-catalog solve
   vramcalc plan SCENARIO.json|--model MODEL [--KEY VALUE ...] [--max-gpus N] [--json]
                                               fewest GPUs of the scenario's type and the layout
@@ -493,7 +496,8 @@ int run(int argc, char** argv) {
     if (cmd == "presets") return cmd_presets(as_json);
     if (cmd == "bench") return cmd_bench(params, as_json);
     if (cmd == "plan") return cmd_plan(params, as_json);
-    throw BadInput("unknown command '" + cmd + "' (allowed: inspect, estimate, validate, presets, bench, plan; see --help)");
+    if (cmd == "weights") return vc::cli::cmd_weights(params, as_json);
+    throw BadInput("unknown command '" + cmd + "' (allowed: inspect, estimate, validate, presets, bench, plan, weights; see --help)");
 }
 
 }  // namespace

@@ -44,3 +44,11 @@ expect_run(2 "num_hidden_layers" inspect ${tmp}/bad_config.json)
 expect_run(2 "unknown command" frobnicate)
 expect_run(2 "needs a value" estimate --model)
 expect_run(0 "full-catalog solve" bench)
+
+# Checkpoint headers (tests/data/checkpoints: header-only files written to the safetensors and GGUF specs).
+expect_run(0 "\"checkpoint_bytes\": 8740864" weights ${DATA}/checkpoints/gptq-layer.safetensors --json)
+expect_run(0 "\"checkpoint_bytes\": 524296192" weights ${DATA}/checkpoints/sharded --json)
+expect_run(0 "\"files\": 2" weights ${DATA}/checkpoints/sharded/model.safetensors.index.json --json)
+expect_run(0 "q6_k" weights ${DATA}/checkpoints/q4_k-layer.gguf)
+expect_run(2 "not a safetensors or GGUF file" weights ${DATA}/param_counts.json)
+expect_run(2 "cannot open" weights ${tmp}/no-such.safetensors)

@@ -131,6 +131,7 @@ struct Scenario {
 
     // Inference
     std::string weights = "bf16";  // fp32, bf16, fp16, fp8, int8, nf4, nf4-dq, gptq-int4, awq-int4, gptq-int8, gguf-*
+    std::int64_t checkpoint_bytes = 0;  // stored bytes of the weight tensors read from the checkpoint's headers (0: count from the config)
     KvDtype kv_dtype = KvDtype::automatic;
     std::int64_t batch = 1;
     std::int64_t prompt_len = 1024;

@@ -17,11 +17,19 @@ namespace {
 // super-blocks: block_q2_K = 16 B scales + 64 B quants + 2 fp16 = 84; block_q3_K = 32 + 64 + 12 + fp16 = 110;
 // block_q4_K = 2 fp16 + 12 B scales + 128 B = 144; block_q5_K = 2 fp16 + 12 + 32 + 128 = 176;
 // block_q6_K = 128 + 64 + 16 B scales + fp16 = 210; block_iq4_xs = fp16 + 2 B scales_h + 4 B scales_l +
-// 128 B = 136; block_iq4_nl = fp16 + 16 B = 18 per 32.
+// 128 B = 136; block_iq4_nl = fp16 + 16 B = 18 per 32. Types met only in GGUF headers (checkpoint/gguf.cpp),
+// same file: block_q8_1 = 2 fp16 + 32 = 36 per 32; block_q8_K = f32 + 256 + 16 int16 = 292; block_iq2_xxs =
+// fp16 + 32 uint16 = 66; block_iq2_xs = 66 + 8 scales = 74; block_iq2_s = fp16 + 64 + 16 = 82;
+// block_iq3_xxs = fp16 + 96 = 98; block_iq3_s = fp16 + 13 x 8 + 4 = 110; block_iq1_s = fp16 + 32 + 16 = 50;
+// block_iq1_m = 32 + 16 + 8 = 56; block_tq1_0 = fp16 + 4 + 48 = 54; block_tq2_0 = fp16 + 64 = 66; block_mxfp4
+// = 1 B E8M0 + 16 B = 17 per 32; plain integer and float types their width.
 const GgmlType kTypes[] = {
     {"f32", 1, 4},     {"f16", 1, 2},     {"bf16", 1, 2},     {"q8_0", 32, 34},  {"q6_k", 256, 210},
     {"q5_k", 256, 176}, {"q5_1", 32, 24},  {"q5_0", 32, 22},   {"q4_k", 256, 144}, {"q4_1", 32, 20},
     {"q4_0", 32, 18},  {"q3_k", 256, 110}, {"q2_k", 256, 84},  {"iq4_xs", 256, 136}, {"iq4_nl", 32, 18},
+    {"q8_1", 32, 36},  {"q8_k", 256, 292}, {"iq2_xxs", 256, 66}, {"iq2_xs", 256, 74}, {"iq2_s", 256, 82},
+    {"iq3_xxs", 256, 98}, {"iq3_s", 256, 110}, {"iq1_s", 256, 50}, {"iq1_m", 256, 56}, {"tq1_0", 256, 54},
+    {"tq2_0", 256, 66}, {"mxfp4", 32, 17}, {"i8", 1, 1}, {"i16", 1, 2}, {"i32", 1, 4}, {"i64", 1, 8}, {"f64", 1, 8},
 };
 
 const GgmlType& T(const char* name) { return *ggml_type(name); }

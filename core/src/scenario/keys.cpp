@@ -249,6 +249,11 @@ std::vector<KeyRow> inference_rows() {
         {{.name = "weights", .type = T::enumeration, .workload = W::infer, .default_text = "bf16",
           .help = "Stored weight format: bytes per weight including scales/zeros of quantised formats."},
          {&read_weights, &write_member<&Scenario::weights>, &same_weights, &weights_values}},
+        {{.name = "checkpoint_bytes", .type = T::integer, .workload = W::infer, .min = 0, .max = static_cast<double>(std::int64_t{1} << 50),
+          .default_text = "0 = counted from the config and weights",
+          .help = "The checkpoint's weight bytes as its safetensors or GGUF headers state them (vramcalc weights FILE, or the page's "
+                  "checkpoint reader): replaces the count from config.json x format, exact for pre-quantised checkpoints."},
+         member<&Scenario::checkpoint_bytes>()},
         {{.name = "kv_dtype", .type = T::enumeration, .workload = W::infer, .default_text = "auto",
           .help = "KV-cache element type: auto = the compute dtype; fp8 halves the cache; q8_0/q4_0 are llama.cpp's block formats."},
          member<&Scenario::kv_dtype>()},

@@ -1,0 +1,58 @@
+// Exact weight bytes from a checkpoint's own headers: a safetensors file (or its shards, listed by
+// model.safetensors.index.json) or a GGUF file. Only the header is read: a few KB to a few MB at the start
+// of each file, never the weights, so the page can fetch it with an HTTP Range request and the CLI reads
+// local files. Right where a count from config.json is not: pre-quantised checkpoints (GPTQ/AWQ packing,
+// FP8 with scales, MXFP4/NVFP4, mixed-precision heads) and GGUF files with their per-tensor type mix.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vramcalc/diagnostics.hpp"
+
+namespace vramcalc {
+
+struct CheckpointTensor {
+    std::string name;
+    std::string dtype;              // safetensors dtype ("BF16", "F8_E4M3", "I32") or ggml type ("q4_k", "f16")
+    std::vector<std::int64_t> shape;
+    std::int64_t bytes = 0;         // stored bytes of the tensor's data
+};
+
+struct CheckpointSummary {
+    std::string format;             // "safetensors" or "gguf"
+    std::vector<CheckpointTensor> tensors;
+    std::map<std::string, std::int64_t> bytes_by_dtype;
+    std::map<std::string, std::int64_t> elements_by_dtype;  // stored elements (a packed int32 holds 8 int4 weights)
+    std::int64_t total_bytes = 0;   // sum over tensors: what the weights take once loaded as stored
+    std::int64_t header_bytes = 0;  // bytes at the start of the file the header occupies
+    std::string architecture;       // GGUF general.architecture; safetensors: empty
+    int files = 0;                  // files summed (shards)
+
+    void add(const CheckpointTensor& t);
+    void merge(const CheckpointSummary& other);  // one shard after another
+};
+
+// How many leading bytes of a checkpoint file its header needs, given the first bytes read so far: the
+// exact figure for safetensors (8 + the header length it states) once 8 bytes are there; for GGUF a
+// larger read while the header runs past `prefix` (double it), prefix.size() once the header is complete.
+// 0 when the prefix is neither format (read_checkpoint_header then says why).
+std::int64_t checkpoint_header_bytes_needed(std::string_view prefix);
+
+// The tensors of one checkpoint file from its leading bytes (at least the header). Errors name the
+// tensor or key and the value: a truncated header, a bad magic, an unknown dtype or ggml type, offsets
+// that disagree with the shape.
+Result<CheckpointSummary> read_checkpoint_header(std::string_view leading_bytes);
+
+// model.safetensors.index.json: the shard files in order of first appearance and metadata.total_size
+// (0 when absent).
+struct SafetensorsIndex {
+    std::vector<std::string> shards;
+    std::int64_t total_size = 0;
+};
+Result<SafetensorsIndex> read_safetensors_index(std::string_view json_text);
+
+}  // namespace vramcalc

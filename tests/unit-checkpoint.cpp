@@ -1,0 +1,171 @@
+// Checkpoint headers (core/src/checkpoint/): exact bytes per dtype from safetensors and GGUF headers,
+// built here byte by byte as the formats define them, and clear errors for broken ones.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "test_data.hpp"
+#include "vramcalc/checkpoint.hpp"
+#include "vramcalc/estimate.hpp"
+#include "vramcalc/scenario_json.hpp"
+
+namespace {
+
+std::string le(std::uint64_t v, int width) {
+    std::string s;
+    for (int i = 0; i < width; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+    return s;
+}
+
+struct Tensor {
+    std::string name, dtype;
+    std::vector<std::int64_t> shape;
+    std::int64_t bytes;
+};
+
+// A safetensors file's leading bytes: 8-byte length, then the JSON header (no data).
+std::string safetensors(const std::vector<Tensor>& ts) {
+    nlohmann::json h = {{"__metadata__", {{"format", "pt"}}}};
+    std::int64_t at = 0;
+    for (const auto& t : ts) {
+        h[t.name] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {at, at + t.bytes}}};
+        at += t.bytes;
+    }
+    const std::string j = h.dump();
+    return le(j.size(), 8) + j;
+}
+
+std::string gguf_string(const std::string& s) { return le(s.size(), 8) + s; }
+
+// A GGUF v3 header: two metadata keys (a string and a string array), then the tensor infos.
+std::string gguf(const std::vector<std::pair<Tensor, std::uint32_t>>& ts) {
+    std::string b = "GGUF" + le(3, 4) + le(ts.size(), 8) + le(2, 8);
+    b += gguf_string("general.architecture") + le(8, 4) + gguf_string("llama");
+    b += gguf_string("tokenizer.ggml.tokens") + le(9, 4) + le(8, 4) + le(2, 8) + gguf_string("<s>") + gguf_string("</s>");
+    std::uint64_t off = 0;
+    for (const auto& [t, id] : ts) {
+        b += gguf_string(t.name) + le(t.shape.size(), 4);
+        for (auto d : t.shape) b += le(static_cast<std::uint64_t>(d), 8);
+        b += le(id, 4) + le(off, 8);
+        off += 1024;
+    }
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("checkpoint: safetensors bytes per dtype are the data offsets, checked against the shapes") {
+    // A GPTQ-packed linear (auto-gptq layout: qweight int32 [in/8, out], qzeros int32 [in/g, out/8],
+    // scales fp16 [in/g, out], g_idx int32 [in]) of 4096 x 4096 with group 128, beside a bf16 norm.
+    const std::vector<Tensor> ts = {
+        {"model.layers.0.self_attn.q_proj.qweight", "I32", {512, 4096}, 512 * 4096 * 4},
+        {"model.layers.0.self_attn.q_proj.qzeros", "I32", {32, 512}, 32 * 512 * 4},
+        {"model.layers.0.self_attn.q_proj.scales", "F16", {32, 4096}, 32 * 4096 * 2},
+        {"model.layers.0.self_attn.q_proj.g_idx", "I32", {4096}, 4096 * 4},
+        {"model.norm.weight", "BF16", {4096}, 8192},
+        {"lm_head.weight_scale", "F8_E4M3", {4096, 16}, 65536},
+    };
+    const std::string bytes = safetensors(ts);
+    CHECK(vramcalc::checkpoint_header_bytes_needed(bytes.substr(0, 8)) == static_cast<std::int64_t>(bytes.size()));
+    auto r = vramcalc::read_checkpoint_header(bytes);
+    REQUIRE(r.ok());
+    CHECK(r->format == "safetensors");
+    CHECK(r->tensors.size() == 6);
+    CHECK(r->bytes_by_dtype.at("I32") == 512 * 4096 * 4 + 32 * 512 * 4 + 4096 * 4);
+    CHECK(r->bytes_by_dtype.at("F16") == 32 * 4096 * 2);
+    CHECK(r->elements_by_dtype.at("I32") == 512 * 4096 + 32 * 512 + 4096);
+    CHECK(r->total_bytes == 512 * 4096 * 4 + 32 * 512 * 4 + 32 * 4096 * 2 + 4096 * 4 + 8192 + 65536);
+}
+
+TEST_CASE("checkpoint: broken safetensors headers are refused with what is wrong") {
+    const std::string good = safetensors({{"w", "BF16", {2, 2}, 8}});
+    auto cut = vramcalc::read_checkpoint_header(good.substr(0, good.size() - 3));
+    REQUIRE_FALSE(cut.ok());
+    CHECK(cut.error_text().find("read the first " + std::to_string(good.size()) + " bytes") != std::string::npos);
+    auto wrong = vramcalc::read_checkpoint_header(safetensors({{"w", "BF16", {2, 2}, 6}}));
+    REQUIRE_FALSE(wrong.ok());
+    CHECK(wrong.error_text().find("checkpoint.w") != std::string::npos);
+    CHECK(wrong.error_text().find("needs 8") != std::string::npos);
+    auto text = vramcalc::read_checkpoint_header("{\"model_type\": \"llama\"}");
+    REQUIRE_FALSE(text.ok());
+    CHECK(text.error_text().find("not a safetensors or GGUF file") != std::string::npos);
+    auto unknown = vramcalc::read_checkpoint_header(safetensors({{"w", "F3_NEW", {3}, 5}}));
+    REQUIRE(unknown.ok());
+    CHECK(unknown->total_bytes == 5);
+    CHECK(unknown.warnings.size() == 1);
+    CHECK_FALSE(vramcalc::read_checkpoint_header(le(2, 8) + "[]").ok());
+}
+
+TEST_CASE("checkpoint: GGUF tensor bytes follow each tensor's ggml block layout") {
+    // Llama-style 4096-wide tensors: q4_K (id 12, 144 B per 256), q6_K (id 14, 210 B per 256), f32 (id 0).
+    const std::string b = gguf({{{"blk.0.attn_q.weight", "", {4096, 4096}, 0}, 12},
+                                {{"output.weight", "", {4096, 32000}, 0}, 14},
+                                {{"blk.0.attn_norm.weight", "", {4096}, 0}, 0}});
+    CHECK(vramcalc::checkpoint_header_bytes_needed(b) == static_cast<std::int64_t>(b.size()));
+    CHECK(vramcalc::checkpoint_header_bytes_needed(b.substr(0, 40)) >= 64 * 1024);
+    auto r = vramcalc::read_checkpoint_header(b);
+    REQUIRE(r.ok());
+    CHECK(r->format == "gguf");
+    CHECK(r->architecture == "llama");
+    CHECK(r->bytes_by_dtype.at("q4_k") == 4096LL * 16 * 144);
+    CHECK(r->bytes_by_dtype.at("q6_k") == 32000LL * 16 * 210);
+    CHECK(r->bytes_by_dtype.at("f32") == 4096 * 4);
+    CHECK(r->header_bytes == static_cast<std::int64_t>(b.size()));
+
+    auto cut = vramcalc::read_checkpoint_header(b.substr(0, b.size() - 10));
+    REQUIRE_FALSE(cut.ok());
+    CHECK(cut.error_text().find("runs past") != std::string::npos);
+    auto odd = vramcalc::read_checkpoint_header(gguf({{{"t", "", {100, 2}, 0}, 12}}));
+    REQUIRE_FALSE(odd.ok());
+    CHECK(odd.error_text().find("not a multiple of q4_k's block of 256") != std::string::npos);
+    auto unknown = vramcalc::read_checkpoint_header(gguf({{{"t", "", {256}, 0}, 99}}));
+    REQUIRE_FALSE(unknown.ok());
+    CHECK(unknown.error_text().find("ggml type id 99") != std::string::npos);
+    std::string v1 = b;
+    v1[4] = 1;
+    CHECK(vramcalc::read_checkpoint_header(v1).error_text().find("GGUF version 1") != std::string::npos);
+}
+
+TEST_CASE("checkpoint: an index lists its shards once each and its total size") {
+    auto ix = vramcalc::read_safetensors_index(R"({"metadata": {"total_size": 13476839424},
+        "weight_map": {"lm_head.weight": "model-00002-of-00002.safetensors",
+                       "model.embed_tokens.weight": "model-00001-of-00002.safetensors",
+                       "model.norm.weight": "model-00002-of-00002.safetensors"}})");
+    REQUIRE(ix.ok());
+    CHECK(ix->total_size == 13476839424);  // Llama-2-7b-hf: 6,738,415,616 parameters x 2 B
+    CHECK(ix->shards == std::vector<std::string>{"model-00002-of-00002.safetensors", "model-00001-of-00002.safetensors"});
+    CHECK_FALSE(vramcalc::read_safetensors_index(R"({"weight_map": {"a": "../etc/passwd"}})").ok());
+    CHECK_FALSE(vramcalc::read_safetensors_index("[1, 2]").ok());
+}
+
+TEST_CASE("checkpoint: checkpoint_bytes replaces the config's weight count and keeps its layer shares") {
+    auto scenario = [](int gpu_layers, std::int64_t checkpoint) {
+        auto r = vramcalc::scenario_from_text(R"({"model": "llama-2-7b", "workload": "infer", "framework": "llama.cpp",
+            "weights": "gguf-q4_k_m", "n_gpu_layers": )" + std::to_string(gpu_layers) + "}", vramcalc::test::catalog());
+        REQUIRE(r.ok());
+        vramcalc::Scenario s = *r;
+        s.checkpoint_bytes = checkpoint;
+        return s;
+    };
+    auto weights = [](const vramcalc::Scenario& s) {
+        for (const auto& c : vramcalc::estimate(s).components)
+            if (c.id == "weights") return static_cast<double>(c.bytes);
+        return 0.0;
+    };
+    // llama.cpp keeps the token embedding in host memory, so even 99 GPU layers hold less than the file:
+    // every placement scales by the same factor, checkpoint bytes / counted bytes.
+    const double k = weights(scenario(99, 4'000'000'000)) / weights(scenario(99, 0));
+    CHECK(weights(scenario(16, 4'000'000'000)) == Approx(weights(scenario(16, 0)) * k).margin(2));
+    CHECK(k < 1);
+    auto hf = vramcalc::scenario_from_text(R"({"model": "llama-2-7b", "workload": "infer", "weights": "gptq-int4"})", vramcalc::test::catalog());
+    REQUIRE(hf.ok());
+    vramcalc::Scenario whole = *hf;
+    whole.checkpoint_bytes = 3'900'000'000;
+    CHECK(weights(whole) == Approx(3.9e9).margin(2));  // transformers puts every tensor on the GPU
+    CHECK(vramcalc::scenario_to_json(scenario(16, 4'000'000'000))["checkpoint_bytes"] == 4'000'000'000);
+    auto bad = vramcalc::scenario_from_text(R"({"model": "llama-2-7b", "workload": "infer", "checkpoint_bytes": -5})", vramcalc::test::catalog());
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error_text().find("checkpoint_bytes") != std::string::npos);
+}
