@@ -62,6 +62,7 @@ Bill estimate(const Scenario& s) {
         if (!s.model.count_only) {
             b.max_batch = b.max_concurrent_sequences = lim.max_concurrent_sequences;
             b.max_context = capped(lim.max_context, "longest context");
+            b.serving_matrix = detail::serving_matrix(s);
         }
         detail::estimate_speed(s, b);
         return b;

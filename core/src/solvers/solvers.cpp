@@ -72,6 +72,42 @@ InferenceLimits inference_limits(const Scenario& base) {
     return r;
 }
 
+std::vector<Bill::ServingRow> serving_matrix(const Scenario& base) {
+    std::vector<Bill::ServingRow> rows;
+    if (base.model.count_only) return rows;
+    // Contexts: 1k doubling up to the model's limit, the limit itself last (2^17 when the config gives none).
+    const std::int64_t limit = base.model.max_positions > 0 ? base.model.max_positions : std::int64_t{1} << 17;
+    std::vector<std::int64_t> contexts;
+    for (std::int64_t c = 1024; c < limit && contexts.size() < 16; c *= 2) contexts.push_back(c);
+    contexts.push_back(limit);
+    const std::int64_t most = 1 << 16;
+    for (const std::int64_t c : contexts) {
+        Scenario t = base;
+        t.gen_len = std::min(base.gen_len, c);
+        t.prompt_len = c - t.gen_len;
+        std::int64_t n = 0;
+        if (t.framework == Framework::vllm) {
+            t.max_model_len = c;  // served with --max-model-len c: vLLM refuses to start if one such sequence does not fit
+            t.batch = 1;
+            const Bill b = estimate_peak(t);
+            n = b.fits ? std::min(b.kv_pool_sequences.value_or(0), t.max_num_seqs) : 0;
+        } else if (t.framework == Framework::llamacpp) {
+            // llama.cpp allocates its KV cache for n_ctx cells: n parallel sequences of c tokens need n_ctx = n x c.
+            CostTable bytes([&](std::int64_t k) {
+                t.n_ctx = k * c;
+                t.batch = k;
+                return estimate_peak(t).device_bytes;
+            });
+            n = bytes.largest_within(static_cast<double>(t.gpu.memory_bytes) * t.target_utilization, most);
+        } else {
+            t.batch = 1;
+            n = inference_limits(t).max_concurrent_sequences;
+        }
+        rows.push_back({c, n});
+    }
+    return rows;
+}
+
 }  // namespace detail
 
 std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<GpuSpec>& gpus) {

@@ -3,6 +3,9 @@
 
 #include <cstdint>
 
+#include <vector>
+
+#include "vramcalc/bill.hpp"
 #include "vramcalc/scenario.hpp"
 
 namespace vramcalc::detail {
@@ -14,5 +17,8 @@ struct InferenceLimits {
     std::int64_t max_context = 0;
 };
 InferenceLimits inference_limits(const Scenario& s);
+
+// The context x concurrency matrix of an inference scenario (Bill::serving_matrix).
+std::vector<Bill::ServingRow> serving_matrix(const Scenario& s);
 
 }  // namespace vramcalc::detail
