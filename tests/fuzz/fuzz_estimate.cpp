@@ -110,7 +110,7 @@ json random_scenario(FuzzedDataProvider& p) {
         static const char* const kPrecisions[] = {"fp32", "fp16-mixed", "bf16-mixed", "fp16", "bf16"};
         static const char* const kOptimizers[] = {"adamw", "adamw-8bit", "paged-adamw-8bit", "adafactor", "sgd",
                                                   "sgd-momentum", "lion"};
-        static const char* const kQuant[] = {"nf4", "nf4-dq", "int8"};
+        static const char* const kQuant[] = {"nf4", "nf4-dq", "int8", "gptq-int4", "awq-int4"};
         static const char* const kCkpt[] = {"none", "full", "selective", "offload"};
         static const char* const kAttn[] = {"eager", "sdpa", "flash"};
         static const char* const kLoss[] = {"standard", "chunked", "fused"};

@@ -22,7 +22,7 @@ enum class Framework { hf, torchtune, litgpt, deepspeed, megatron, vllm, llamacp
 enum class Method { full, lora, qlora, freeze };
 enum class Precision { fp32, fp16_mixed, bf16_mixed, fp16, bf16 };
 enum class Optimizer { adamw, adamw_8bit, paged_adamw_8bit, adafactor, sgd, sgd_momentum, lion };
-enum class Quantization { none, nf4, nf4_dq, int8 };
+enum class Quantization { none, nf4, nf4_dq, int8, gptq_int4, awq_int4 };
 enum class Checkpointing { none, full, selective, offload };
 enum class Attention { eager, sdpa, flash };
 enum class Loss { standard, chunked, fused };

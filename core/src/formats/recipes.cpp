@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "formats/weight_formats.hpp"
+
 namespace vramcalc::detail {
 
 Recipe training_recipe(Precision p, Framework f) {
@@ -46,7 +48,18 @@ double optimizer_bytes_per_param(Optimizer o, double state_bytes) {
 }
 
 const char* qlora_format(Quantization q) {
-    return q == Quantization::nf4 ? "nf4" : q == Quantization::nf4_dq ? "nf4-dq" : "int8";
+    switch (q) {
+        case Quantization::nf4: return "nf4";
+        case Quantization::nf4_dq: return "nf4-dq";
+        case Quantization::gptq_int4: return "gptq-int4";
+        case Quantization::awq_int4: return "awq-int4";
+        default: return "int8";
+    }
+}
+
+double qlora_linear_bytes(Quantization q, i64 group_size, i64 rows, i64 cols) {
+    if (packed_checkpoint(q)) return packed_linear_bytes(q == Quantization::gptq_int4, 4, group_size, rows, cols);
+    return quantized_linear_bytes(qlora_format(q), rows, cols);
 }
 
 double plain_dtype_bytes(const std::string& f) {

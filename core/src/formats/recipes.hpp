@@ -26,8 +26,15 @@ double optimizer_bytes_per_param(Optimizer o, double state_bytes);
 // other format (GPTQ/AWQ packing and GGUF's per-tensor mix are weight_formats.cpp's).
 double quantized_linear_bytes(const std::string& format, i64 rows, i64 cols);
 
-// The quantized_linear_bytes format name of a QLoRA base (nf4, nf4-dq; int8 otherwise).
+// The format name of a QLoRA base (nf4, nf4-dq, gptq-int4, awq-int4; int8 otherwise).
 const char* qlora_format(Quantization q);
+
+// A QLoRA base that is a pre-quantised GPTQ / AWQ checkpoint (packed int4, fp16 scales per group).
+inline bool packed_checkpoint(Quantization q) { return q == Quantization::gptq_int4 || q == Quantization::awq_int4; }
+
+// Stored bytes of one quantised linear of a QLoRA base (bias excluded): quantized_linear_bytes for the
+// bitsandbytes formats, weight_formats.cpp's packed_linear_bytes for GPTQ / AWQ with `group_size`.
+double qlora_linear_bytes(Quantization q, i64 group_size, i64 rows, i64 cols);
 
 // Bytes per element of a 16/32-bit or 8-bit float format name, or 0 if not a plain dtype.
 double plain_dtype_bytes(const std::string& format);

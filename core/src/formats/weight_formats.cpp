@@ -206,24 +206,13 @@ struct TensorCoster {
     double operator()(const ParamGroup& g, i64 i, double k) {
         if (gguf) return gguf_bytes(g, i, k);
         const double n = static_cast<double>(g.rows) * static_cast<double>(g.cols);
-        const double rows = static_cast<double>(g.rows), cols = static_cast<double>(g.cols);
+        const double rows = static_cast<double>(g.rows);
         if (plain > 0) return static_cast<double>(g.numel_each()) * plain;
         const double bias = g.bias ? rows * other : 0.0;
         const bool quantised = g.is_linear && g.category != ParamCategory::lm_head && g.category != ParamCategory::router;
         if (!quantised) return static_cast<double>(g.numel_each()) * other;
         w.quantized_params += n * k;
-        if (gptq || awq) {
-            // AutoGPTQ QuantLinear: qweight int32 [in*bits/32, out], qzeros int32 [groups, out*bits/32],
-            // scales fp16 [groups, out], g_idx int32 [in]. AutoAWQ WQLinear_GEMM: qweight int32
-            // [in, out*bits/32], qzeros int32 [groups, out*bits/32], scales fp16 [groups, out], no g_idx.
-            const double groups = group_size > 0 ? std::ceil(cols / static_cast<double>(group_size)) : 1.0;
-            const double per_int32 = 32.0 / bits;
-            const double qweight = gptq ? std::ceil(cols / per_int32) * rows * 4.0 : std::ceil(rows / per_int32) * cols * 4.0;
-            const double qzeros = groups * std::ceil(rows / per_int32) * 4.0;
-            const double scales = groups * rows * 2.0;
-            const double g_idx = gptq ? cols * 4.0 : 0.0;
-            return qweight + qzeros + scales + g_idx + bias;
-        }
+        if (gptq || awq) return packed_linear_bytes(gptq, bits, group_size, g.rows, g.cols) + bias;
         // fp8 checkpoints (vLLM Fp8LinearMethod / compressed-tensors): e4m3 weight + an fp32 weight_scale
         // per tensor, or per output channel.
         if (f == "fp8-channel") return n + 4.0 * rows + bias;
@@ -237,6 +226,20 @@ struct TensorCoster {
 };
 
 }  // namespace
+
+double packed_linear_bytes(bool gptq, double bits, i64 group_size, i64 rows_, i64 cols_) {
+    // AutoGPTQ QuantLinear: qweight int32 [in*bits/32, out], qzeros int32 [groups, out*bits/32],
+    // scales fp16 [groups, out], g_idx int32 [in]. AutoAWQ WQLinear_GEMM: qweight int32
+    // [in, out*bits/32], qzeros int32 [groups, out*bits/32], scales fp16 [groups, out], no g_idx.
+    const double rows = static_cast<double>(rows_), cols = static_cast<double>(cols_);
+    const double groups = group_size > 0 ? std::ceil(cols / static_cast<double>(group_size)) : 1.0;
+    const double per_int32 = 32.0 / bits;
+    const double qweight = gptq ? std::ceil(cols / per_int32) * rows * 4.0 : std::ceil(rows / per_int32) * cols * 4.0;
+    const double qzeros = groups * std::ceil(rows / per_int32) * 4.0;
+    const double scales = groups * rows * 2.0;
+    const double g_idx = gptq ? cols * 4.0 : 0.0;
+    return qweight + qzeros + scales + g_idx;
+}
 
 WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_size, bool* ok) {
     WeightBytes w;

@@ -46,6 +46,11 @@ struct WeightBytes {
     std::string detail;
 };
 
+// Stored bytes of one GPTQ (AutoGPTQ QuantLinear, `gptq`) or AWQ (AutoAWQ WQLinear_GEMM) linear of `rows`
+// outputs and `cols` inputs at `bits` per weight, `group_size` inputs per scale/zero group (-1: one
+// group), bias excluded: packed int32 qweight and qzeros, fp16 scales, GPTQ's int32 g_idx.
+double packed_linear_bytes(bool gptq, double bits, i64 group_size, i64 rows, i64 cols);
+
 // `format`: a `weights` value of the scenario; `group_size`: GPTQ/AWQ group (-1 = per output channel).
 // Sets `ok` false for an unknown format. Unquantised tensors keep 16 bits (fp32 for "fp32").
 WeightBytes weight_bytes(const ModelSpec& m, const std::string& format, i64 group_size, bool* ok = nullptr);

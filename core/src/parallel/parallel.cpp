@@ -227,7 +227,7 @@ struct Stage {
             // quant_storage flat parameter; dequantisation happens per matmul (counted in activations).
             double layer_bytes = a.compute;
             if (s.method == Method::qlora && m.hidden > 0) {
-                const double q = quantized_linear_bytes(qlora_format(s.quantization), m.hidden, m.hidden);
+                const double q = qlora_linear_bytes(s.quantization, s.group_size, m.hidden, m.hidden);
                 if (q > 0) layer_bytes = q / (static_cast<double>(m.hidden) * static_cast<double>(m.hidden));
             }
             gathered = sp.non_layer / tp * a.compute + 2 * sp.layer / tp * layer_bytes;

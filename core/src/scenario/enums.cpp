@@ -30,7 +30,8 @@ template <> const EnumTable<Optimizer>& enum_table() {
 }
 template <> const EnumTable<Quantization>& enum_table() {
     static const EnumTable<Quantization> t{{Quantization::none, "none"}, {Quantization::nf4, "nf4"},
-                                           {Quantization::nf4_dq, "nf4-dq"}, {Quantization::int8, "int8"}};
+                                           {Quantization::nf4_dq, "nf4-dq"}, {Quantization::int8, "int8"},
+                                           {Quantization::gptq_int4, "gptq-int4"}, {Quantization::awq_int4, "awq-int4"}};
     return t;
 }
 template <> const EnumTable<Checkpointing>& enum_table() {

@@ -119,7 +119,9 @@ std::vector<KeyRow> training_rows() {
 std::vector<KeyRow> training_more_rows() {
     return {
         {{.name = "quantization", .type = T::enumeration, .workload = W::train, .methods = "qlora", .default_text = "nf4 for qlora, else none",
-          .help = "Base-weight format for QLoRA: nf4 about 4.5 bits per weight with its scales, nf4-dq about 4.13, int8 8 bits plus row scales."},
+          .help = "Base-weight format for QLoRA: nf4 about 4.5 bits per weight with its scales, nf4-dq about 4.13, int8 8 bits plus row scales; "
+                  "gptq-int4 / awq-int4: a pre-quantised checkpoint (4 bits + fp16 scale and packed zero per group of 128 inputs) that "
+                  "PEFT trains LoRA on."},
          special<&Scenario::quantization>(&read_quantization)},
         {{.name = "trainable_layers", .type = T::integer, .workload = W::train, .methods = "freeze", .min = 1, .max = 10000,
           .default_text = "2", .help = "method freeze: how many of the last layers train."},

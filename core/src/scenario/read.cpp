@@ -209,7 +209,7 @@ void check_method_keys(const json& doc, const Scenario& s, std::vector<std::stri
 
 void check_cross_fields(const Scenario& s, FieldReader& r) {
     if (s.method == Method::qlora && s.quantization == Quantization::none)
-        r.error("quantization", "method \"qlora\" needs a quantized base: nf4, nf4-dq or int8");
+        r.error("quantization", "method \"qlora\" needs a quantized base: nf4, nf4-dq, int8, gptq-int4 or awq-int4");
     if (s.optimizer_in_backward && s.grad_accum > 1)
         r.error("optimizer_in_backward", "needs grad_accum 1: gradients are freed as soon as the optimizer has used "
                                          "them, so none are kept between micro-batches (torchtune raises the same error)");

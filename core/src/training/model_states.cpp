@@ -70,13 +70,17 @@ void qlora_weights(const Scenario& s, const ModelSpec& m, const ParamBreakdown& 
     // LitGPT quantises through Lightning's BitsandbytesPrecision, whose init context swaps every
     // torch.nn.Linear built inside it for the 4-bit class, lm_head included
     // (lightning/fabric/plugins/precision/bitsandbytes.py, init_context without ignore_modules).
-    const double other_bytes = s.framework == Framework::hf ? 4.0 : 2.0;
-    const bool head_quantized = s.framework == Framework::litgpt;
+    // GPTQ / AWQ checkpoints are stored quantised: their decoder linears are packed int4 (AutoGPTQ /
+    // AutoAWQ, weight_formats.cpp); embeddings, norms and lm_head stay 16-bit. PEFT skips the fp32 cast
+    // for a GPTQ model (peft/utils/other.py prepare_model_for_kbit_training: `if not is_gptq_quantized`)
+    // but not for AWQ.
+    const double other_bytes = s.framework == Framework::hf && s.quantization != Quantization::gptq_int4 ? 4.0 : 2.0;
+    const bool head_quantized = s.framework == Framework::litgpt && !packed_checkpoint(s.quantization);
     double q = 0, other = 0;
     for (const auto& g : m.params) {
         const double each_bias = g.bias ? static_cast<double>(g.rows) * other_bytes : 0.0;
         if (g.is_linear && (g.category != ParamCategory::lm_head || head_quantized)) {
-            q += (quantized_linear_bytes(fmt, g.rows, g.cols) + each_bias) * static_cast<double>(g.count);
+            q += (qlora_linear_bytes(s.quantization, s.group_size, g.rows, g.cols) + each_bias) * static_cast<double>(g.count);
         } else {
             other += static_cast<double>(g.numel_each()) * static_cast<double>(g.count) * other_bytes;
         }

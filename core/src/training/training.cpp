@@ -25,12 +25,17 @@ ActivationSetup activation_setup(const Scenario& s, double adapter_bytes) {
     a.compute = s.precision == Precision::fp32 ? 4 : 2;
     // The residual stream's dtype: the model's own (fp32 under AMP); under QLoRA, fp32 where PEFT's
     // prepare_model_for_kbit_training upcast the embeddings (hf), else the compute dtype.
-    a.residual = s.method == Method::qlora ? (s.framework == Framework::hf ? 4 : a.compute) : std::max(r.weight, a.compute);
+    // A GPTQ base keeps its 16-bit tensors (no upcast, model_states.cpp qlora_weights).
+    const bool upcast = s.framework == Framework::hf && s.quantization != Quantization::gptq_int4;
+    a.residual = s.method == Method::qlora ? (upcast ? 4 : a.compute) : std::max(r.weight, a.compute);
     a.autocast = (s.precision == Precision::bf16_mixed || s.precision == Precision::fp16_mixed) && a.residual == 4;
     a.attention = s.attention;
     a.repeat_kv = s.attention != Attention::flash;
     a.train_linears = !lora;
-    a.frozen_linears_save_input = s.method == Method::qlora && s.framework != Framework::torchtune;
+    // AutoGPTQ's linear is plain autograd over a dequantised weight, which keeps that weight instead of
+    // the input (gptq_weight_copies below); AutoAWQ's WQLinearMMFunction keeps the input like bitsandbytes.
+    a.frozen_linears_save_input = s.method == Method::qlora && s.framework != Framework::torchtune &&
+                                  s.quantization != Quantization::gptq_int4;
     a.compiled = s.compile;
     a.fused_qkv = s.framework == Framework::litgpt;
     a.train_norms = !lora;
@@ -54,6 +59,14 @@ double autocast_weight_copies(const ModelSpec& m, double compute) {
     return compute * stack_linear / std::max(1.0, stacks);
 }
 
+// AutoGPTQ's QuantLinear (auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py, the class transformers'
+// GPTQConfig(disable_exllama=True) loads for desc_act=False, as Qwen's finetune.py asks) runs inputs of
+// kernel_switch_threshold = 128 rows or more through plain PyTorch: it unpacks qweight to int8, subtracts
+// the zeros, multiplies by the fp16 scales and calls torch.matmul(x.half(), weight). Autograd records that
+// matmul, and since x needs a gradient (LoRA, enable_input_require_grads) the mm keeps its other operand:
+// every frozen linear holds its dequantised fp16 weight from forward to backward. Bytes per layer.
+double gptq_weight_copies(const ModelSpec& m) { return autocast_weight_copies(m, 2.0); }
+
 // QLoRA's dequantisation buffers: a 4/8-bit linear is dequantised to the compute dtype for every matmul,
 // forward and backward (bitsandbytes MatMul4Bit: F.dequantize_4bit(B, state).to(A.dtype); torchao
 // LinearNF4: weight.to(input.dtype)); the largest one is the transient that counts. Lightning's plugin
@@ -63,14 +76,20 @@ double autocast_weight_copies(const ModelSpec& m, double compute) {
 struct Dequant {
     double layer = 0, head = 0;
 };
+// GPTQ (qlinear_cuda_old above): the int8 unpacked weight, the int8 `weight - zeros` and the fp16 product
+// coexist, 1 + 1 + 2 bytes per weight. AWQ (AutoAWQ awq/modules/linear/gemm.py, WQLinearMMFunction):
+// backward dequantises to fp16 (dequantize_weights_cuda) and `repeat`s the transpose micro_batch times.
 Dequant qlora_dequant(const Scenario& s, const ModelSpec& m, double compute) {
-    const double copies = s.framework == Framework::litgpt && s.precision != Precision::fp16 ? 2 : 1;
+    const bool packed = packed_checkpoint(s.quantization);
+    const double copies = s.framework == Framework::litgpt && s.precision != Precision::fp16 && !packed ? 2 : 1;
     double largest = 0, head = 0;
     for (const auto& g : m.params) {
         if (!g.is_linear) continue;
         if (g.category != ParamCategory::lm_head) largest = std::max(largest, static_cast<double>(g.rows * g.cols));
-        else if (s.framework == Framework::litgpt) head = static_cast<double>(g.rows * g.cols);
+        else if (s.framework == Framework::litgpt && !packed) head = static_cast<double>(g.rows * g.cols);
     }
+    if (s.quantization == Quantization::gptq_int4) return {(1.0 + 1.0 + 2.0) * largest, 0};
+    if (s.quantization == Quantization::awq_int4) return {2.0 * (1.0 + static_cast<double>(s.micro_batch)) * largest, 0};
     return {copies * compute * largest, copies * compute * head};
 }
 
@@ -81,6 +100,7 @@ std::string activation_inputs(const Scenario& s, const ModelSpec& m, const Activ
     const double bsz = static_cast<double>(s.micro_batch), seq = static_cast<double>(s.seq_len), T = bsz * seq;
     in.layer_act = layer_bytes(layer_saved_tensors(m, a), bsz, seq, s.checkpointing == Checkpointing::selective);
     if (a.autocast) in.layer_act += autocast_weight_copies(m, a.compute);
+    if (s.method == Method::qlora && s.quantization == Quantization::gptq_int4) in.layer_act += gptq_weight_copies(m);
     in.layer_input = layer_input_bytes_per_token(m, a) * T;
     in.layer_transient = layer_backward_transient_per_token(m, a) * T;
     const Dequant dq = s.method == Method::qlora ? qlora_dequant(s, m, a.compute) : Dequant{};
