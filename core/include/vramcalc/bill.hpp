@@ -61,7 +61,9 @@ struct Speed {
     double generate_tokens_per_s = 0; // gen_len / (prefill + decode), one sequence's view
     double tokens_per_s_at_max_concurrency = 0;
     double mfu = 0;                   // the assumed model-FLOPs utilisation
-    std::string bound;                // "compute", "memory", "communication" or "offload"
+    double dataset_tokens = 0;        // the scenario's dataset_tokens x epochs (training) or tokens to generate
+    double time_for_dataset_s = 0;    // dataset_tokens at tokens_per_s (the job's, or the batch's)
+    std::string bound;                // "compute", "memory", "communication", "offload" or (decode) "launch"
     std::string basis;                // the assumptions, in words, with their sources
 };
 
