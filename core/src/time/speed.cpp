@@ -74,9 +74,19 @@ void training_speed(const Scenario& s, const Bill& b, Speed& sp) {
     // Optimizer offload: the gradients go to the host and the updated 16-bit weights come back every step.
     if (s.offload != Offload::none)
         sp.offload_s = static_cast<double>(b.trainable_parameters) * (2.0 + 2.0) / dp / host_bytes_per_s(s.gpu);
-    const double roof = std::max(sp.compute_s, sp.memory_s);
+    // Eager PyTorch training under HF Trainer (hf, deepspeed) issues every kernel from Python: a step takes
+    // at least 1.3 ms per layer per forward-equivalent pass (forward 1, backward 2, full recomputation 1)
+    // per micro-batch. Fit: Qwen-1-1.8B LoRA with gradient checkpointing at 256 and 512 tokens, 1.0 s per
+    // 8-micro-batch iteration on an A100 (QwenLM/Qwen README, "Profiling of Memory and Speed": 4 rows,
+    // 1.0 / (8 x 24 layers x 4 passes)); checked on its 7B and 14B rows.
+    if (s.framework == Framework::hf || s.framework == Framework::deepspeed) {
+        const double layers = static_cast<double>(s.model.layers + (s.model.arch == Arch::encoder_decoder ? s.model.encoder_layers : 0));
+        sp.launch_s = accum * layers * (3.0 + (s.checkpointing == Checkpointing::full ? 1.0 : 0.0)) * 0.0013;
+    }
+    const double roof = std::max({sp.compute_s, sp.memory_s, sp.launch_s});
     sp.step_s = roof + sp.communication_s + sp.offload_s;
     sp.bound = sp.offload_s > roof ? "offload" : sp.communication_s > roof ? "communication"
+               : sp.launch_s > std::max(sp.compute_s, sp.memory_s) ? "launch"
                : sp.compute_s >= sp.memory_s ? "compute" : "memory";
     if (sp.step_s > 0) {
         sp.tokens_per_s = f.tokens / sp.step_s;
@@ -138,6 +148,7 @@ nlohmann::json speed_to_json(const Speed& s) {
     put("memory_s", s.memory_s);
     put("communication_s", s.communication_s);
     put("offload_s", s.offload_s);
+    put("launch_s", s.launch_s);
     put("prefill_s", s.prefill_s);
     put("decode_s_per_token", s.decode_s_per_token);
     put("tokens_per_s_per_sequence", s.tokens_per_s_per_sequence);
