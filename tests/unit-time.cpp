@@ -60,3 +60,53 @@ TEST_CASE("time: the bill says how long a step takes and what bounds it") {
     CHECK(inf.speed->tokens_per_s_per_sequence > 0);
     CHECK(inf.speed->tokens_per_s_at_max_concurrency > inf.speed->tokens_per_s);
 }
+
+TEST_CASE("time: a user-set MFU scales compute, dataset_tokens gives the time for the dataset") {
+    using nlohmann::json;
+    const json base = {{"model", "llama-3.1-8b"}, {"method", "lora"}, {"micro_batch", 4}};
+    json set = base;
+    set["mfu"] = 0.72;  // twice the Hopper default (0.36)
+    set["dataset_tokens"] = 1e9;
+    set["epochs"] = 3;
+    const Bill d = estimate(test::scenario(base)), u = estimate(test::scenario(set));
+    REQUIRE(d.speed);
+    REQUIRE(u.speed);
+    CHECK(u.speed->mfu == 0.72);
+    CHECK(u.speed->compute_s == Approx(d.speed->compute_s / 2));
+    CHECK(u.speed->basis.find("set by the scenario") != std::string::npos);
+    CHECK(d.speed->time_for_dataset_s == 0);
+    CHECK(u.speed->dataset_tokens == 3e9);
+    CHECK(u.speed->time_for_dataset_s == Approx(3e9 / u.speed->tokens_per_s));
+    const Bill inf = estimate(test::scenario({{"model", "llama-3.1-8b"}, {"workload", "infer"}, {"dataset_tokens", 1e6}, {"epochs", 5}}));
+    REQUIRE(inf.speed);
+    CHECK(inf.speed->time_for_dataset_s == Approx(1e6 / inf.speed->tokens_per_s));  // epochs: training only
+}
+
+TEST_CASE("time: a layer split decodes its stages one after another, bitsandbytes calls cost launch time") {
+    using nlohmann::json;
+    const json one = {{"model", "llama-2-70b"}, {"workload", "infer"}, {"framework", "litgpt"}, {"gpu", "a100-40gb"},
+                      {"prompt_len", 8}, {"gen_len", 256}};
+    json four = one;
+    four["num_gpus"] = 4;
+    four["pp"] = 4;
+    json eight = four;
+    eight["num_gpus"] = 8;
+    eight["pp"] = 8;
+    const Bill b4 = estimate(test::scenario(four)), b8 = estimate(test::scenario(eight));
+    REQUIRE(b4.speed);
+    REQUIRE(b8.speed);
+    // More stages hold fewer layers each, but the step still reads every stage's weights in turn.
+    CHECK(b8.speed->decode_s_per_token == Approx(b4.speed->decode_s_per_token).epsilon(0.01));
+    CHECK(b4.speed->bound == "memory");
+    json nf4 = one;
+    nf4["weights"] = "nf4";
+    json bf16 = one;
+    bf16["model"] = "llama-2-7b";
+    nf4["model"] = "llama-2-7b";
+    const Bill q = estimate(test::scenario(nf4)), h = estimate(test::scenario(bf16));
+    REQUIRE(q.speed);
+    REQUIRE(h.speed);
+    CHECK(h.speed->bound == "launch");
+    // 32 layers x 5 LitGPT linears (fused qkv) x 0.13 ms on top of 32 x 0.88 ms.
+    CHECK(q.speed->decode_s_per_token == Approx(32 * 0.00088 + 160 * 0.00013));
+}

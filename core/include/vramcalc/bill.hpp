@@ -54,6 +54,7 @@ struct Speed {
     double tokens_per_s = 0;          // the job
     double tokens_per_s_per_gpu = 0;
     double compute_s = 0, memory_s = 0, communication_s = 0, offload_s = 0;
+    double launch_s = 0;              // eager kernel issue time, where a floor is known (HF Trainer)
     // Inference: prefill of the prompts, then one decode step per generated token.
     double prefill_s = 0;
     double decode_s_per_token = 0;    // one step of `batch` sequences at the mean context
@@ -61,7 +62,9 @@ struct Speed {
     double generate_tokens_per_s = 0; // gen_len / (prefill + decode), one sequence's view
     double tokens_per_s_at_max_concurrency = 0;
     double mfu = 0;                   // the assumed model-FLOPs utilisation
-    std::string bound;                // "compute", "memory", "communication" or "offload"
+    double dataset_tokens = 0;        // the scenario's dataset_tokens x epochs (training) or tokens to generate
+    double time_for_dataset_s = 0;    // dataset_tokens at tokens_per_s (the job's, or the batch's)
+    std::string bound;                // "compute", "memory", "communication", "offload" or "launch" (kernel issue)
     std::string basis;                // the assumptions, in words, with their sources
 };
 

@@ -34,6 +34,7 @@ struct CatalogFit {
     std::int64_t max_concurrent_sequences = 0;  // inference: sequences of prompt_len + gen_len at once
     std::int64_t max_context = 0;               // inference: longest prompt + generated tokens at `batch`
     double tokens_per_s = 0;                    // the scenario's speed on this GPU (Bill::speed), 0 if unknown
+    double time_for_dataset_s = 0;              // the scenario's dataset_tokens at that speed, 0 if not set
 };
 std::vector<CatalogFit> solve_catalog(const Scenario& s, const std::vector<GpuSpec>& gpus);
 

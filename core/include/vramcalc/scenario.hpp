@@ -98,6 +98,9 @@ struct Scenario {
     }();
     std::int64_t num_gpus = 1;
     double target_utilization = 0.9;  // share of GPU memory the max-batch solver may use
+    double mfu = 0;                   // model-FLOPs utilisation for the time estimate; 0: the published default
+    double dataset_tokens = 0;        // tokens to train on (per epoch) or to generate; 0: no time-to-dataset figure
+    double epochs = 1;                // training: passes over dataset_tokens
 
     // Training
     Method method = Method::full;

@@ -53,7 +53,8 @@ json catalog_fits_to_json(const std::vector<CatalogFit>& fits) {
                         {"max_seq_len", f.max_seq_len},
                         {"max_concurrent_sequences", f.max_concurrent_sequences},
                         {"max_context", f.max_context},
-                        {"tokens_per_s", f.tokens_per_s}});
+                        {"tokens_per_s", f.tokens_per_s},
+                        {"time_for_dataset_s", f.time_for_dataset_s}});
     return rows;
 }
 

@@ -94,6 +94,17 @@ std::vector<KeyRow> both_rows() {
         {{.name = "target_utilization", .type = T::number, .workload = W::both, .min = 0.05, .max = 1.0, .default_text = "0.9",
           .help = "Share of the GPU's memory the max-batch solver may plan for; practitioners aim at 85-95 % to leave room for fragmentation."},
          member<&Scenario::target_utilization>()},
+        {{.name = "mfu", .type = T::number, .workload = W::both, .min = 0, .max = 1, .default_text = "0 = the published figure for the GPU",
+          .help = "Model-FLOPs utilisation the time estimate assumes (compute at this share of the GPU's dense bf16 peak); "
+                  "0 takes torchtitan's published figure for the GPU's architecture.", .shown_at_default = false},
+         member<&Scenario::mfu>()},
+        {{.name = "dataset_tokens", .type = T::number, .workload = W::both, .min = 0, .max = 1e18, .default_text = "0 = none",
+          .help = "Training: tokens in one epoch of the dataset; inference: tokens to generate. The bill then gives the time they take.",
+          .shown_at_default = false},
+         member<&Scenario::dataset_tokens>()},
+        {{.name = "epochs", .type = T::number, .workload = W::train, .min = 0.001, .max = 1e6, .default_text = "1",
+          .help = "Passes over dataset_tokens (a fraction is allowed).", .shown_at_default = false},
+         member<&Scenario::epochs>()},
     };
 }
 

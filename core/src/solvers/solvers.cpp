@@ -154,6 +154,7 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
         f.fits = b.fits;
         detail::estimate_speed(s, b);
         f.tokens_per_s = b.speed ? b.speed->tokens_per_s : 0;
+        f.time_for_dataset_s = b.speed ? b.speed->time_for_dataset_s : 0;
         if (s.workload == Workload::infer) {
             const detail::InferenceLimits lim = detail::inference_limits(s);
             f.max_batch = f.max_concurrent_sequences = lim.max_concurrent_sequences;

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "common/format.hpp"
-#include "inference/kv_cache.hpp"
 #include "parallel/layout.hpp"
 #include "time/flops.hpp"
 
@@ -39,11 +38,6 @@ double host_bytes_per_s(const GpuSpec& g) {
     return (gen5 ? 63.0 : 31.5) * 1e9;
 }
 
-double bytes_per_s(const GpuSpec& g) { return g.memory_bandwidth_gbps * 1e9; }
-double flops_per_s(const GpuSpec& g, double mfu) {
-    const double peak = g.peak_bf16_tflops > 0 ? g.peak_bf16_tflops : 0;
-    return peak * 1e12 * mfu;
-}
 
 void training_speed(const Scenario& s, const Bill& b, Speed& sp) {
     const StepFlops f = training_flops(s);
@@ -51,7 +45,7 @@ void training_speed(const Scenario& s, const Bill& b, Speed& sp) {
     sp.flops_per_step = f.executed();
     sp.model_flops_per_step = f.model();
     sp.tokens_per_step = f.tokens;
-    const double rate = flops_per_s(s.gpu, sp.mfu);
+    const double rate = peak_flops_per_s(s.gpu) * sp.mfu;
     sp.compute_s = rate > 0 ? f.executed() / gpus / rate : 0;
     // Memory traffic of one GPU per step: the weights read in forward, backward and any recomputation of
     // each micro-batch; saved activations written in forward and read in backward; the optimizer step
@@ -62,7 +56,7 @@ void training_speed(const Scenario& s, const Bill& b, Speed& sp) {
     const double states = static_cast<double>(b.component("optimizer") + b.component("master_weights"));
     const double traffic = weights * passes * accum + 2.0 * static_cast<double>(b.component("activations")) * accum +
                            2.0 * (states + weights) + static_cast<double>(b.component("gradients"));
-    sp.memory_s = bytes_per_s(s.gpu) > 0 ? traffic / bytes_per_s(s.gpu) : 0;
+    sp.memory_s = peak_bytes_per_s(s.gpu) > 0 ? traffic / peak_bytes_per_s(s.gpu) : 0;
     // Data-parallel collectives (ring algorithms move 2(n-1)/n of the data for an all-reduce, (n-1)/n for an
     // all-gather or a reduce-scatter; NCCL's performance notes): gradients all-reduced (DDP, ZeRO-1/2
     // reduce-scatter + all-gather of the updated shards), or FSDP/ZeRO-3's parameter all-gathers in forward
@@ -80,9 +74,19 @@ void training_speed(const Scenario& s, const Bill& b, Speed& sp) {
     // Optimizer offload: the gradients go to the host and the updated 16-bit weights come back every step.
     if (s.offload != Offload::none)
         sp.offload_s = static_cast<double>(b.trainable_parameters) * (2.0 + 2.0) / dp / host_bytes_per_s(s.gpu);
-    const double roof = std::max(sp.compute_s, sp.memory_s);
+    // Eager PyTorch training under HF Trainer (hf, deepspeed) issues every kernel from Python: a step takes
+    // at least 1.3 ms per layer per forward-equivalent pass (forward 1, backward 2, full recomputation 1)
+    // per micro-batch. Fit: Qwen-1-1.8B LoRA with gradient checkpointing at 256 and 512 tokens, 1.0 s per
+    // 8-micro-batch iteration on an A100 (QwenLM/Qwen README, "Profiling of Memory and Speed": 4 rows,
+    // 1.0 / (8 x 24 layers x 4 passes)); checked on its 7B and 14B rows.
+    if (s.framework == Framework::hf || s.framework == Framework::deepspeed) {
+        const double layers = static_cast<double>(s.model.layers + (s.model.arch == Arch::encoder_decoder ? s.model.encoder_layers : 0));
+        sp.launch_s = accum * layers * (3.0 + (s.checkpointing == Checkpointing::full ? 1.0 : 0.0)) * 0.0013;
+    }
+    const double roof = std::max({sp.compute_s, sp.memory_s, sp.launch_s});
     sp.step_s = roof + sp.communication_s + sp.offload_s;
     sp.bound = sp.offload_s > roof ? "offload" : sp.communication_s > roof ? "communication"
+               : sp.launch_s > std::max(sp.compute_s, sp.memory_s) ? "launch"
                : sp.compute_s >= sp.memory_s ? "compute" : "memory";
     if (sp.step_s > 0) {
         sp.tokens_per_s = f.tokens / sp.step_s;
@@ -90,56 +94,10 @@ void training_speed(const Scenario& s, const Bill& b, Speed& sp) {
     }
 }
 
-// How a decode step is paced beyond the roofline (fits to QwenLM/Qwen2.5's speed benchmark, bf16 rows
-// with inputs up to 6144 tokens, tests/data/throughput_runs.json; the other sources are held out):
-//  - PyTorch eager engines (transformers generate, LitGPT, torchtune): the CPU issues every kernel of every
-//    layer, so a step takes at least 0.88 ms per layer (median over the 27 CPU-bound transformers rows:
-//    0.84-0.91 ms per layer from 0.5B to 14B), whatever the GPU.
-//  - vLLM (CUDA graphs): 1 / 0.72 of the roofline plus 3.0 ms per step (least squares over its 15 rows:
-//    72 % of peak bandwidth reached, the scheduler and sampler's fixed cost).
-//  - llama.cpp (CUDA graphs too): no measurement here; vLLM's pacing is used.
-struct Pacing {
-    double per_layer_s = 0, bandwidth_share = 1, per_step_s = 0;
-};
-Pacing decode_pacing(Framework f) {
-    if (f == Framework::vllm || f == Framework::llamacpp) return {0, 0.72, 0.0030};
-    return {0.00088, 1, 0};
-}
-
-void inference_speed(const Scenario& s, const Bill& b, Speed& sp) {
-    const ModelSpec& m = s.model;
-    const double rate = flops_per_s(s.gpu, sp.mfu), bw = bytes_per_s(s.gpu);
-    if (rate <= 0 || bw <= 0 || m.count_only) return;
-    const double tp = static_cast<double>(std::max<std::int64_t>(1, s.tp));
-    const double batch = static_cast<double>(s.batch), prompt = static_cast<double>(s.prompt_len);
-    const double gen = static_cast<double>(s.gen_len);
-    // Prefill: compute-bound, every prompt token through the model (the causal mean context is prompt / 2).
-    sp.prefill_s = batch * prompt * token_flops(s, m, prompt / 2).forward() / tp / rate;
-    // Decode: each step reads the GPU's weights once and every sequence's KV cache, and computes one token
-    // per sequence; the larger of the two times (a roofline at peak bandwidth and the assumed MFU).
-    const double weights = static_cast<double>(b.component("weights"));
-    const Pacing pace = decode_pacing(s.framework);
-    const double layers = static_cast<double>(m.layers + (m.arch == Arch::encoder_decoder ? m.encoder_layers : 0));
-    auto step = [&](double sequences) {
-        const double context = prompt + gen / 2;
-        const double kv = kv_bytes_for_tokens(s, context) * sequences;
-        const double compute = sequences * token_flops(s, m, context).forward() / tp / rate;
-        const double gpu = std::max((weights + kv) / (bw * pace.bandwidth_share), compute);
-        return std::max(gpu, layers * pace.per_layer_s) + pace.per_step_s;
-    };
-    sp.decode_s_per_token = step(batch);
-    sp.tokens_per_s_per_sequence = sp.decode_s_per_token > 0 ? 1.0 / sp.decode_s_per_token : 0;
-    const double total = sp.prefill_s + gen * sp.decode_s_per_token;
-    sp.generate_tokens_per_s = total > 0 ? gen / total : 0;
-    sp.tokens_per_s = sp.tokens_per_s_per_sequence * batch;
-    const double most = static_cast<double>(b.max_concurrent_sequences.value_or(0));
-    if (most > 0) sp.tokens_per_s_at_max_concurrency = most / step(most);
-    sp.bound = (weights + kv_bytes_for_tokens(s, prompt + gen / 2) * batch) / bw >=
-                       batch * token_flops(s, m, prompt + gen / 2).forward() / tp / rate
-                   ? "memory" : "compute";
-}
-
 }  // namespace
+
+double peak_bytes_per_s(const GpuSpec& g) { return g.memory_bandwidth_gbps * 1e9; }
+double peak_flops_per_s(const GpuSpec& g) { return g.peak_bf16_tflops > 0 ? g.peak_bf16_tflops * 1e12 : 0; }
 
 // Model-FLOPs utilisation reached by well-tuned PyTorch training, per architecture:
 //  - Hopper: torchtitan, Llama 3.1 8B with FSDP on 8 or 128 H100, 33 % to 39 % (docs/performance.md); 0.36.
@@ -152,14 +110,22 @@ double default_mfu(const GpuSpec& g) {
 
 void estimate_speed(const Scenario& s, Bill& b) {
     Speed sp;
-    sp.mfu = default_mfu(s.gpu);
+    const bool user = s.mfu > 0;
+    sp.mfu = user ? s.mfu : default_mfu(s.gpu);
     const bool published = s.gpu.arch == "hopper" || s.gpu.arch == "ampere";
+    const std::string why = user ? std::string("set by the scenario")
+                          : published ? "torchtitan's published MFU for " + s.gpu.arch
+                                      : "no published MFU for " + s.gpu.arch + "; Hopper's used";
     sp.basis = "roofline: compute at " + whole(sp.mfu * 100) + " % MFU of " + printf_string("%.4g", s.gpu.peak_bf16_tflops) +
-               " dense bf16 TFLOPS (" + (published ? "torchtitan's published MFU for " + s.gpu.arch
-                                                    : std::string("no published MFU for ") + s.gpu.arch + "; Hopper's used") +
-               "), memory at " + whole(s.gpu.memory_bandwidth_gbps) + " GB/s peak";
+               " dense bf16 TFLOPS (" + why + "), memory at " + whole(s.gpu.memory_bandwidth_gbps) + " GB/s peak";
     if (s.workload == Workload::train) training_speed(s, b, sp);
     else inference_speed(s, b, sp);
+    // Time for the dataset: training reads dataset_tokens once per epoch at the job's tokens/s; inference
+    // generates dataset_tokens at the batch's aggregate decode rate (prefill not counted).
+    if (s.dataset_tokens > 0) {
+        sp.dataset_tokens = s.dataset_tokens * (s.workload == Workload::train ? s.epochs : 1.0);
+        if (sp.tokens_per_s > 0) sp.time_for_dataset_s = sp.dataset_tokens / sp.tokens_per_s;
+    }
     b.speed = sp;
 }
 
@@ -182,11 +148,14 @@ nlohmann::json speed_to_json(const Speed& s) {
     put("memory_s", s.memory_s);
     put("communication_s", s.communication_s);
     put("offload_s", s.offload_s);
+    put("launch_s", s.launch_s);
     put("prefill_s", s.prefill_s);
     put("decode_s_per_token", s.decode_s_per_token);
     put("tokens_per_s_per_sequence", s.tokens_per_s_per_sequence);
     put("generate_tokens_per_s", s.generate_tokens_per_s);
     put("tokens_per_s_at_max_concurrency", s.tokens_per_s_at_max_concurrency);
+    put("dataset_tokens", s.dataset_tokens);
+    put("time_for_dataset_s", s.time_for_dataset_s);
     return j;
 }
 

@@ -10,6 +10,13 @@ namespace vramcalc::detail {
 // The assumed model-FLOPs utilisation for the scenario's GPU (published figures per architecture).
 double default_mfu(const GpuSpec& g);
 
+// The GPU's peak memory bandwidth (bytes/s) and dense bf16 peak (FLOP/s), from the GPU catalog.
+double peak_bytes_per_s(const GpuSpec& g);
+double peak_flops_per_s(const GpuSpec& g);
+
+// Generation speed of an inference bill (decode.cpp).
+void inference_speed(const Scenario& s, const Bill& b, Speed& sp);
+
 // Fills b.speed from the scenario and its (solved) bill.
 void estimate_speed(const Scenario& s, Bill& b);
 
