@@ -189,7 +189,10 @@ void GuiWorkload(AppState& st) {
             if (ImGui::RadioButton("all linear", all)) w::set(st, "/lora/targets", "all-linear");
             w::Bool(st, "Train embeddings", "/lora/train_embeddings");
         }
-        if (method == "qlora") w::Enum(st, "Base format", "/quantization", allowed_values("quantization"));
+        const bool adapter = method == "llama-adapter" || method == "adapter-v2";
+        if (method == "qlora" || adapter) w::Enum(st, "Base format", "/quantization", allowed_values("quantization"));
+        if (adapter) w::Int(st, "Prompt tokens", "/adapter_prompt_length", 1, 4096);
+        if (adapter) w::Int(st, "First adapted layer", "/adapter_start_layer", 0, 1024);
         if (method == "freeze") w::Int(st, "Trained layers", "/trainable_layers", 1, 1024);
         w::SectionTitle("Precision and optimizer");
         w::Enum(st, "Precision", "/precision", allowed_values("precision"));

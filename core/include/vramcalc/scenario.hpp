@@ -19,7 +19,7 @@ namespace vramcalc {
 
 enum class Workload { train, infer };
 enum class Framework { hf, torchtune, litgpt, deepspeed, megatron, vllm, llamacpp };
-enum class Method { full, lora, qlora, freeze };
+enum class Method { full, lora, qlora, freeze, llama_adapter, adapter_v2 };
 enum class Precision { fp32, fp16_mixed, bf16_mixed, fp16, bf16 };
 enum class Optimizer { adamw, adamw_8bit, paged_adamw_8bit, adafactor, sgd, sgd_momentum, lion };
 enum class Quantization { none, nf4, nf4_dq, int8, gptq_int4, awq_int4 };
@@ -109,6 +109,10 @@ struct Scenario {
     LoraSetup lora;
     Quantization quantization = Quantization::none;
     std::int64_t trainable_layers = 2;  // method "freeze": the last N layers are trained
+    // LLaMA-Adapter / Adapter-v2 (LitGPT litgpt/adapter.py Config): learned prompt tokens per adapted layer
+    // and the first layer that has them.
+    std::int64_t adapter_prompt_length = 10;
+    std::int64_t adapter_start_layer = 2;
     std::int64_t micro_batch = 1;
     std::int64_t seq_len = 2048;
     std::int64_t grad_accum = 1;

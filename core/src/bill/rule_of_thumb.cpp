@@ -22,10 +22,10 @@ void rule_of_thumb(const Scenario& s, Bill& b) {
         // per parameter (ZeRO paper, Rajbhandari et al. 2020, Sec. 3.1); activations not included.
         b.rule_of_thumb_bytes = saturated_bytes(P * 16);
         f = printf_string("params x 16 B (Adam, mixed precision: ZeRO paper Sec. 3.1; no activations)");
-    } else if (s.method == Method::lora) {
+    } else if (s.method == Method::lora || (s.method != Method::qlora && s.quantization == Quantization::none)) {
         // LLaMA-Factory's hardware table: LoRA/freeze-tuning needs about 2 GB per billion parameters (16-bit base).
         b.rule_of_thumb_bytes = saturated_bytes(P * 2);
-        f = printf_string("params x 2 B (LoRA, 16-bit frozen base: LLaMA-Factory README table)");
+        f = printf_string("params x 2 B (LoRA, 16-bit frozen base: LLaMA-Factory README table)");  // adapters alike
     } else {
         // LLaMA-Factory's table: QLoRA 8-bit x GB, 4-bit x/2 GB per billion parameters.
         const double bpp = s.quantization == Quantization::int8 ? 1.0 : 0.5;

@@ -14,7 +14,8 @@ template <> const EnumTable<Framework>& enum_table() {
     return t;
 }
 template <> const EnumTable<Method>& enum_table() {
-    static const EnumTable<Method> t{{Method::full, "full"}, {Method::lora, "lora"}, {Method::qlora, "qlora"}, {Method::freeze, "freeze"}};
+    static const EnumTable<Method> t{{Method::full, "full"}, {Method::lora, "lora"}, {Method::qlora, "qlora"}, {Method::freeze, "freeze"},
+                                     {Method::llama_adapter, "llama-adapter"}, {Method::adapter_v2, "adapter-v2"}};
     return t;
 }
 template <> const EnumTable<Precision>& enum_table() {

@@ -113,7 +113,9 @@ std::vector<KeyRow> training_rows() {
     return {
         {{.name = "method", .type = T::enumeration, .workload = W::train, .default_text = "full",
           .help = "full: every weight trains (gradients + optimizer states for all). lora: small adapters train, the base is frozen. "
-                  "qlora: as lora with a 4-bit base. freeze: only the last N layers train."},
+                  "qlora: as lora with a 4-bit base. freeze: only the last N layers train. llama-adapter: learned prompt tokens "
+                  "with a zero-init gate in the upper layers (LitGPT adapter.py). adapter-v2: llama-adapter plus a bias and scale "
+                  "on every linear and trainable norms (LitGPT adapter_v2.py)."},
          member<&Scenario::method>()},
         {{.name = "precision", .type = T::enumeration, .workload = W::train, .default_text = "bf16-mixed; torchtune: bf16",
           .help = "fp32: 4 B per weight, activations in fp32. *-mixed: fp32 weights, half-precision compute (activations halve, weights "
@@ -129,7 +131,8 @@ std::vector<KeyRow> training_rows() {
 // Training keys after lora: what trains, batch and sequence, memory savers, parallelism.
 std::vector<KeyRow> training_more_rows() {
     return {
-        {{.name = "quantization", .type = T::enumeration, .workload = W::train, .methods = "qlora", .default_text = "nf4 for qlora, else none",
+        {{.name = "quantization", .type = T::enumeration, .workload = W::train, .methods = "qlora llama-adapter adapter-v2",
+          .default_text = "nf4 for qlora, else none",
           .help = "Base-weight format for QLoRA: nf4 about 4.5 bits per weight with its scales, nf4-dq about 4.13, int8 8 bits plus row scales; "
                   "gptq-int4 / awq-int4: a pre-quantised checkpoint (4 bits + fp16 scale and packed zero per group of 128 inputs) that "
                   "PEFT trains LoRA on."},
@@ -137,6 +140,13 @@ std::vector<KeyRow> training_more_rows() {
         {{.name = "trainable_layers", .type = T::integer, .workload = W::train, .methods = "freeze", .min = 1, .max = 10000,
           .default_text = "2", .help = "method freeze: how many of the last layers train."},
          member<&Scenario::trainable_layers>()},
+        {{.name = "adapter_prompt_length", .type = T::integer, .workload = W::train, .methods = "llama-adapter adapter-v2", .min = 1,
+          .max = 100000, .default_text = "10", .help = "Learned prompt tokens per adapted layer (LitGPT adapter_prompt_length)."},
+         member<&Scenario::adapter_prompt_length>()},
+        {{.name = "adapter_start_layer", .type = T::integer, .workload = W::train, .methods = "llama-adapter adapter-v2", .min = 0,
+          .max = 10000, .default_text = "2", .help = "First layer with adapter prompts (LitGPT adapter_start_layer); llama-adapter "
+          "runs the layers below it without gradients."},
+         member<&Scenario::adapter_start_layer>()},
         {{.name = "micro_batch", .type = T::integer, .workload = W::train, .min = 1, .max = kCount, .default_text = "1",
           .help = "Sequences per GPU per forward/backward. Activations and logits grow linearly with it."},
          member<&Scenario::micro_batch>()},

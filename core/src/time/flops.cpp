@@ -9,7 +9,8 @@ namespace vramcalc::detail {
 
 TokenFlops token_flops(const Scenario& s, const ModelSpec& m, double context) {
     TokenFlops f;
-    const bool lora = s.workload == Workload::train && (s.method == Method::lora || s.method == Method::qlora);
+    // LoRA and LitGPT's adapters keep the base frozen: no weight-gradient matmuls for it.
+    const bool lora = s.workload == Workload::train && s.method != Method::full && s.method != Method::freeze;
     const bool freeze = s.workload == Workload::train && s.method == Method::freeze;
     const double L = static_cast<double>(std::max<i64>(1, m.layers));
     const double trained_share = freeze ? std::min(1.0, static_cast<double>(s.trainable_layers) / L) : 1.0;
@@ -30,7 +31,7 @@ TokenFlops token_flops(const Scenario& s, const ModelSpec& m, double context) {
             f.linear_trained += flops * trained_share;
             f.linear_frozen += flops * (1 - trained_share);
         }
-        if (lora && lora_targets(s.lora, g))
+        if (lora && (s.method == Method::lora || s.method == Method::qlora) && lora_targets(s.lora, g))
             f.adapters += 2.0 * static_cast<double>(s.lora.rank) * static_cast<double>(g.rows + g.cols) *
                           static_cast<double>(g.count) * share;
     }

@@ -132,10 +132,53 @@ void lora_or_qlora(const Scenario& s, const ModelSpec& m, const ParamBreakdown& 
 
 }  // namespace
 
+// LLaMA-Adapter / Adapter-v2 as LitGPT builds them (litgpt/adapter.py, adapter_v2.py; the resource table's
+// commit 8641822: lit_gpt/adapter.py, adapter_v2.py). Every layer from adapter_start_layer on gets an
+// nn.Embedding(adapter_prompt_length, n_embd) prompt and a zero-init gating_factor of shape (1, n_head, 1, 1);
+// mark_only_adapter_as_trainable freezes the rest. Adapter-v2 replaces every nn.Linear (lm_head included) by
+// AdapterV2Linear with a trainable adapter_bias and adapter_scale of out_features each, and
+// mark_only_adapter_v2_as_trainable also trains the norms (norm_1, norm_2, ln_f). The new tensors are
+// created in the model's dtype (bf16-true: 2 B), so are their gradients and AdamW states.
+// Checked against the trainable counts the resource table prints (adapter_trainable_params in unit-adapter.cpp).
+double adapter_trainable_params(const Scenario& s, const ModelSpec& m) {
+    const double adapted = static_cast<double>(std::max<i64>(0, m.layers - s.adapter_start_layer));
+    double n = adapted * static_cast<double>(s.adapter_prompt_length * m.hidden + m.heads);
+    if (s.method != Method::adapter_v2) return n;
+    for (const auto& g : m.params) {
+        if (g.is_linear) n += 2.0 * static_cast<double>(g.rows) * static_cast<double>(g.count);
+        else if (g.category == ParamCategory::norms) n += static_cast<double>(g.numel_each()) * static_cast<double>(g.count);
+    }
+    return n;
+}
+
+namespace {
+
+void adapter_states(const Scenario& s, const ModelSpec& m, const ParamBreakdown& p, const Recipe& r, Bill& b, TrainedStates& st) {
+    const double total = static_cast<double>(p.total);
+    const double L = static_cast<double>(std::max<i64>(1, m.layers));
+    const bool half_true = s.precision == Precision::bf16 || s.precision == Precision::fp16;
+    st.adapter_bytes = half_true ? 2.0 : 4.0;
+    if (m.count_only) b.warnings.push_back(std::string(to_string(s.method)) + " needs the model's shapes: give a config.json");
+    st.trainable = adapter_trainable_params(s, m);
+    b.trainable_parameters = saturated_bytes(st.trainable);
+    if (s.quantization != Quantization::none) qlora_weights(s, m, p, b);
+    else add_line(b, "weights", total * r.weight, count_short(total) + " frozen params x " + bytes_per(r.weight));
+    add_line(b, "lora", st.trainable * st.adapter_bytes,
+             count_short(st.trainable) + " " + to_string(s.method) + " params (prompt " + std::to_string(s.adapter_prompt_length) +
+                 " tokens from layer " + std::to_string(s.adapter_start_layer) + ") x " + bytes_per(st.adapter_bytes));
+    st.grad_total = st.trainable * st.adapter_bytes;
+    st.grad_per_layer = st.grad_total / L;
+    st.opt = st.trainable * optimizer_bytes_per_param(s.optimizer, st.adapter_bytes);
+    if (s.optimizer == Optimizer::adamw) st.opt_temp = st.trainable * st.adapter_bytes;
+}
+
+}  // namespace
+
 TrainedStates model_states(const Scenario& s, const ModelSpec& m, const ParamBreakdown& p, Bill& b) {
     TrainedStates st;
     const Recipe r = training_recipe(s.precision, s.framework);
     if (s.method == Method::lora || s.method == Method::qlora) lora_or_qlora(s, m, p, r, b, st);
+    else if (s.method == Method::llama_adapter || s.method == Method::adapter_v2) adapter_states(s, m, p, r, b, st);
     else full_or_freeze(s, m, p, r, b, st);
     return st;
 }

@@ -22,4 +22,7 @@ struct TrainedStates {
 // and returns the sizes the step needs.
 TrainedStates model_states(const Scenario& s, const ModelSpec& m, const ParamBreakdown& p, Bill& b);
 
+// Trainable parameters of method llama-adapter / adapter-v2 (LitGPT's adapter layout).
+double adapter_trainable_params(const Scenario& s, const ModelSpec& m);
+
 }  // namespace vramcalc::detail

@@ -21,24 +21,26 @@ namespace {
 ActivationSetup activation_setup(const Scenario& s, double adapter_bytes) {
     const Recipe r = training_recipe(s.precision, s.framework);
     const bool lora = s.method == Method::lora || s.method == Method::qlora;
+    const bool adapter = s.method == Method::llama_adapter || s.method == Method::adapter_v2;
+    const bool quantized_base = s.method == Method::qlora || (adapter && s.quantization != Quantization::none);
     ActivationSetup a;
     a.compute = s.precision == Precision::fp32 ? 4 : 2;
     // The residual stream's dtype: the model's own (fp32 under AMP); under QLoRA, fp32 where PEFT's
     // prepare_model_for_kbit_training upcast the embeddings (hf), else the compute dtype.
     // A GPTQ base keeps its 16-bit tensors (no upcast, model_states.cpp qlora_weights).
     const bool upcast = s.framework == Framework::hf && s.quantization != Quantization::gptq_int4;
-    a.residual = s.method == Method::qlora ? (upcast ? 4 : a.compute) : std::max(r.weight, a.compute);
+    a.residual = quantized_base ? (upcast ? 4 : a.compute) : std::max(r.weight, a.compute);
     a.autocast = (s.precision == Precision::bf16_mixed || s.precision == Precision::fp16_mixed) && a.residual == 4;
     a.attention = s.attention;
     a.repeat_kv = s.attention != Attention::flash;
-    a.train_linears = !lora;
+    a.train_linears = !lora && !adapter;
     // AutoGPTQ's linear is plain autograd over a dequantised weight, which keeps that weight instead of
     // the input (gptq_weight_copies below); AutoAWQ's WQLinearMMFunction keeps the input like bitsandbytes.
-    a.frozen_linears_save_input = s.method == Method::qlora && s.framework != Framework::torchtune &&
+    a.frozen_linears_save_input = quantized_base && s.framework != Framework::torchtune &&
                                   s.quantization != Quantization::gptq_int4;
     a.compiled = s.compile;
     a.fused_qkv = s.framework == Framework::litgpt;
-    a.train_norms = !lora;
+    a.train_norms = !lora && s.method != Method::llama_adapter;  // adapter-v2 trains the norms
     a.lora = lora;
     a.lora_setup = s.lora;
     a.adapter_bytes = adapter_bytes;
@@ -93,6 +95,25 @@ Dequant qlora_dequant(const Scenario& s, const ModelSpec& m, double compute) {
     return {copies * compute * largest, copies * compute * head};
 }
 
+// What LitGPT's adapters add to a layer's saved tensors, per token (litgpt/adapter.py
+// CausalSelfAttention.scaled_dot_product_attention; adapter_v2.py AdapterV2Linear.forward). In a layer from
+// adapter_start_layer on, the prompt's keys and values go through a second SDPA with q, whose output `ay`
+// (compute dtype, h per token) the gate multiply `gating_factor * ay` keeps, with the SDPA's fp32
+// logsumexp per head. Adapter-v2's `adapter_scale * (linear(x) + adapter_bias)` keeps each linear's output
+// for the scale's gradient: out_features per token per linear. Layers below adapter_start_layer have no
+// prompt; under adapter-v2 they still train, so the prompt term is averaged over the layers.
+double adapter_saved_per_token(const Scenario& s, const ModelSpec& m, const ActivationSetup& a) {
+    const double L = static_cast<double>(std::max<i64>(1, m.layers));
+    const double adapted = static_cast<double>(std::max<i64>(0, m.layers - s.adapter_start_layer));
+    const double prompt = a.compute * static_cast<double>(m.hidden) + 4.0 * static_cast<double>(m.heads);
+    if (s.method == Method::llama_adapter) return prompt;  // only adapted layers save anything (trained_layers)
+    double outs = 0;
+    for (const auto& g : m.params)
+        if (g.is_linear && g.category != ParamCategory::lm_head && g.layer_stack == 0)
+            outs += static_cast<double>(g.rows) * static_cast<double>(g.count);
+    return prompt * adapted / L + a.compute * outs / L;
+}
+
 // The per-step sizes of activations, logits and transients (simulate_step's inputs besides the states).
 std::string activation_inputs(const Scenario& s, const ModelSpec& m, const ActivationSetup& a, StepInputs& in,
                               std::string& loss_detail) {
@@ -100,16 +121,23 @@ std::string activation_inputs(const Scenario& s, const ModelSpec& m, const Activ
     const double bsz = static_cast<double>(s.micro_batch), seq = static_cast<double>(s.seq_len), T = bsz * seq;
     in.layer_act = layer_bytes(layer_saved_tensors(m, a), bsz, seq, s.checkpointing == Checkpointing::selective);
     if (a.autocast) in.layer_act += autocast_weight_copies(m, a.compute);
-    if (s.method == Method::qlora && s.quantization == Quantization::gptq_int4) in.layer_act += gptq_weight_copies(m);
+    const bool adapter = s.method == Method::llama_adapter || s.method == Method::adapter_v2;
+    const bool quantized_base = s.method == Method::qlora || (adapter && s.quantization != Quantization::none);
+    if (adapter) in.layer_act += adapter_saved_per_token(s, m, a) * T;
+    if (quantized_base && s.quantization == Quantization::gptq_int4) in.layer_act += gptq_weight_copies(m);
     in.layer_input = layer_input_bytes_per_token(m, a) * T;
     in.layer_transient = layer_backward_transient_per_token(m, a) * T;
-    const Dequant dq = s.method == Method::qlora ? qlora_dequant(s, m, a.compute) : Dequant{};
+    const Dequant dq = quantized_base ? qlora_dequant(s, m, a.compute) : Dequant{};
     in.layer_transient += dq.layer;
     // Encoder-decoder models run the encoder stack too (counted as the same layer kind).
     if (m.arch == Arch::encoder_decoder) in.layers += m.encoder_layers, in.trained_layers += m.encoder_layers;
     // The final norm's saved tensors and the lm_head input (when trained).
     const double h = static_cast<double>(m.hidden);
-    in.extra_act = (4 * h + (lora ? 0 : a.residual * h)) * T;
+    in.extra_act = (4 * h + (a.train_norms ? a.residual * h : 0)) * T;
+    // Adapter-v2's lm_head is an AdapterV2Linear too: the 16-bit logits before the scale stay saved.
+    if (s.method == Method::adapter_v2)
+        for (const auto& g : m.params)
+            if (g.category == ParamCategory::lm_head) in.extra_act += a.compute * static_cast<double>(g.rows) * T;
     const bool head_trained = !lora && s.method == Method::full;
     if (head_trained) in.extra_act += (a.autocast ? a.compute : a.residual) * h * T;
     const LossMemory lm = loss_memory(s, m, a.compute, T, head_trained);
@@ -141,6 +169,10 @@ void training(const Scenario& s, Bill& b) {
     in.optimizer_temp = st.opt_temp;
     in.layers = m.count_only ? 0 : m.layers;
     in.trained_layers = s.method == Method::freeze ? std::min(s.trainable_layers, m.layers) : in.layers;
+    // LLaMA-Adapter: the layers below adapter_start_layer hold no trainable tensor and see no input that
+    // needs a gradient, so autograd records nothing there (like freeze's lower layers).
+    if (s.method == Method::llama_adapter)
+        in.trained_layers = std::clamp<std::int64_t>(in.layers - s.adapter_start_layer, 0, in.layers);
     in.checkpointing = s.checkpointing;
     in.grads_persist = s.grad_accum > 1;
     in.optimizer_in_backward = s.optimizer_in_backward;
