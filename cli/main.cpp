@@ -312,7 +312,7 @@ bool trusted(const json& e) {
 int cmd_validate_markdown(std::vector<std::string> paths) {
     if (paths.empty()) {
         paths = {"tests/data/param_counts.json", "tests/data/param_counts_extra.json", "tests/data/formula_cases.json",
-                 "tests/data/measured_runs.json", "tests/data/vllm_logs.json", "tests/data/throughput_runs.json"};
+                 "tests/data/measured_runs.json", "tests/data/vllm_logs.json", "tests/data/vllm_startup_logs.json", "tests/data/throughput_runs.json"};
         for (const auto& p : paths)
             if (!file_exists(p))
                 throw BadInput("validate --markdown without files reads " + p +
@@ -324,6 +324,18 @@ int cmd_validate_markdown(std::vector<std::string> paths) {
     std::vector<vc::cli::ValidationFile> files;
     for (const auto& path : paths) {
         const json ref = parse_json_file(path);
+        if (ref.is_object() && ref.contains("records")) {  // vLLM startup logs: a section of their own
+            auto rows = vc::validate_startup_logs(ref, catalog());
+            if (!rows.ok()) {
+                for (const auto& p : rows.errors) std::cerr << "error: " << path << ": " << p.text() << "\n";
+                return kBadInput;
+            }
+            vc::cli::ValidationFile f;
+            f.path = path;
+            f.startup = std::move(*rows.value);
+            files.push_back(std::move(f));
+            continue;
+        }
         auto rep = vc::validate_reference(ref, catalog());
         if (!rep.ok()) {
             for (const auto& p : rep.errors) std::cerr << "error: " << path << ": " << p.text() << "\n";

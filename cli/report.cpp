@@ -167,6 +167,7 @@ std::string render_validation_markdown(const std::vector<ValidationFile>& files)
             add(line("%d measured runs compared: median |error| %.1f %%, p90 %.1f %%, max %.1f %%", r.count,
                      r.median_abs_pct_error, r.p90_abs_pct_error, r.max_abs_pct_error));
         if (r.oom_total) add(line("OOM runs predicted: %d / %d", r.oom_correct, r.oom_total));
+        if (f.startup) add(startup_logs_summary(*f.startup));
         if (res.empty()) res = "no entries";
         o += "| `" + cell(f.path) + "` | " + cell(res) + " |\n";
     }
@@ -174,6 +175,10 @@ std::string render_validation_markdown(const std::vector<ValidationFile>& files)
     for (const auto& f : files) {
         const auto& r = f.report;
         o += "\n## `" + cell(f.path) + "`\n\n";
+        if (f.startup) {
+            o += render_startup_logs_markdown(*f.startup);
+            continue;
+        }
         const bool measured = r.count > 0 || r.oom_total > 0;
         const bool throughput = std::any_of(r.entries.begin(), r.entries.end(), [](const EntryResult& e) { return e.kind == "throughput"; });
         if (measured) {
