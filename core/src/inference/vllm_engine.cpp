@@ -80,8 +80,13 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     add_line(b, "weights", weights, wdetail);
     const i64 Lp = layers_per_stage(s);
     const double N = static_cast<double>(s.max_num_batched_tokens);
-    // Sampler profiling: fp32 logits, probabilities and log-probabilities for max_num_seqs sequences.
-    const double sampler = static_cast<double>(s.max_num_seqs) * static_cast<double>(m.vocab) * 4 * 3;
+    // Sampler profiling (V1 GPUModelRunner._dummy_sampler_run): min(max_num_seqs, max_num_batched_tokens)
+    // rows of logits with temperature 0.5, top_p 0.9 and top_k = vocab - 1, so the sampler takes the sorting
+    // path of vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p. Live per logit at its peak (the
+    // re-sort): the caller's 16-bit logits 2 B, the fp32 copy 4, logits_sort 4, logits_idx (int64) 8, the
+    // top-k and top-p masks 1 + 1, probs_sort 4 (cumsum in place) and the scattered result 4 = 28 B.
+    const double rows = static_cast<double>(std::min<i64>(s.max_num_seqs, s.max_num_batched_tokens));
+    const double sampler = rows * static_cast<double>(m.vocab) * 28.0;
     const double act = std::max(layer_forward_bytes(s, N, N, c, tp), sampler);
     add_line(b, "activations", act, "profiled forward peak: " + whole(N) + " batched tokens (MLP intermediates) or the sampler over " +
                                    std::to_string(s.max_num_seqs) + " sequences");

@@ -68,12 +68,12 @@ StartupLogRow run_record(const json& rec, std::size_t i, const Catalog& cat) {
         row.kv_pool = not_compared(row.id, "kv_pool", status, why);
         return row;
     };
-    if (!sc.is_object()) return skip("no-scenario", rec.value("why", "the record has no scenario"));
     // The vendor from the catalog GPU: the scenario's, or else the accelerator's name as a preset id.
     std::string gpu_id = row.gpu;
     for (auto& ch : gpu_id) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     if (sc.is_object() && sc.contains("gpu") && sc["gpu"].is_string()) gpu_id = sc["gpu"].get<std::string>();
     if (const GpuSpec* g = cat.find_gpu(gpu_id)) row.vendor = g->vendor;
+    if (!sc.is_object()) return skip("no-scenario", rec.value("why", "the record has no scenario"));
     auto read = scenario_from_json(sc, cat);
     if (!read.ok()) return skip("unsupported", read.error_text());
     const Bill b = estimate(*read.value);
