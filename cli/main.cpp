@@ -45,7 +45,8 @@ usage:
                                               (--gpu a100-80gb --method lora --lora-rank 16
                                                --lora-targets all-linear --micro-batch 4 --seq-len 2048)
   vramcalc validate REFERENCE.json [--json]   run reference data (parameter counts, measured runs,
-                                              formula cases) and summarise the errors
+                                              formula cases, or vLLM startup logs: a file with
+                                              "records") and summarise the errors
   vramcalc validate --markdown [REFERENCE.json ...]
                                               the same as the docs/validation.md page (default: the
                                               files in tests/data/, run from the repository root)
@@ -248,7 +249,26 @@ int cmd_validate_markdown(std::vector<std::string> paths);
 int cmd_validate(const std::vector<std::string>& args, bool as_json, bool as_markdown) {
     if (as_markdown) return cmd_validate_markdown(args);
     if (args.empty()) throw BadInput("validate needs a REFERENCE.json");
-    auto rep = vc::validate_reference(parse_json_file(args[0]), catalog());
+    const json ref = parse_json_file(args[0]);
+    if (ref.is_object() && ref.contains("records")) {  // vLLM startup logs (tests/data/vllm_startup_logs.json)
+        auto rows = vc::validate_startup_logs(ref, catalog());
+        if (!rows.ok()) {
+            print_problems(rows.errors);
+            return kBadInput;
+        }
+        if (as_json) {
+            json out = json::array();
+            for (const auto& r : *rows.value)
+                out.push_back({{"id", r.id}, {"vendor", r.vendor}, {"vllm", r.vllm_version},
+                               {"weights", vc::report_to_json(vc::summarize({r.weights}))["entries"][0]},
+                               {"kv_pool", vc::report_to_json(vc::summarize({r.kv_pool}))["entries"][0]}});
+            std::cout << dump(out) << "\n";
+        } else {
+            std::cout << vc::cli::startup_logs_summary(*rows.value) << "\n\n" << vc::cli::render_startup_logs_markdown(*rows.value);
+        }
+        return kOk;
+    }
+    auto rep = vc::validate_reference(ref, catalog());
     if (!rep.ok()) {
         print_problems(rep.errors);
         return kBadInput;
