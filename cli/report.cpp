@@ -112,6 +112,7 @@ std::string render_params(const std::string& name, const ModelSpec& m, const Par
     row("router", p.router);
     row("norms", p.norms);
     row("lm_head", p.lm_head);
+    if (p.vision > 0) row("vision", p.vision);
     o += line("  layers %lld, hidden %lld, heads %lld (kv %lld, head_dim %lld), vocab %lld, %s embeddings\n",
               static_cast<long long>(m.layers), static_cast<long long>(m.hidden), static_cast<long long>(m.heads),
               static_cast<long long>(m.kv_heads), static_cast<long long>(m.head_dim), static_cast<long long>(m.vocab),

@@ -222,3 +222,14 @@ TEST_CASE("inference: solvers and the rule of thumb") {
     for (const auto& f : fits) any = any || (f.max_context > 0 && f.max_concurrent_sequences > 0);
     CHECK(any);
 }
+
+TEST_CASE("kv cache: bytes per token of the vLLM startup-log models match the logged pools") {
+    // The logs' available_kv_cache_gib x 2^30 / kv_cache_tokens (shared/reference/vllm_startup_logs.json,
+    // bf16 KV): Qwen3-VL-30B-A3B tp1 98,303; Qwen3-235B-A22B tp4 48,116 per GPU; DeepSeek-R1-0528 tp8
+    // 70,275 (the MLA latent, kept whole on every GPU); Llama-3.3-70B tp4 81,921 per GPU. The logged GiB
+    // are rounded to 0.01, so a few bytes either way.
+    CHECK(kv_bytes_per_token(test::preset("qwen3-vl-30b-a3b"), 2, false) == 48 * 2 * 4 * 128 * 2);  // 98,304
+    CHECK(kv_bytes_per_token(test::preset("qwen3-235b-a22b"), 2, false) / 4 == 48128);  // 4 KV heads over tp 4
+    CHECK(kv_bytes_per_token(test::preset("deepseek-v3"), 2, true) == 61 * (512 + 64) * 2);  // 70,272
+    CHECK(kv_bytes_per_token(test::preset("llama-3.3-70b"), 2, false) / 4 == 81920);
+}

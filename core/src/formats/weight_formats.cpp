@@ -151,7 +151,7 @@ std::string gguf_role(const ModelSpec& m, const ParamGroup& g) {
         case Role::o: return "attn_output";
         case Role::down: return "ffn_down";
         case Role::gate: case Role::up: case Role::gate_up: case Role::pooler: return "ffn_up";
-        case Role::q_a: case Role::q_b: case Role::kv_a: case Role::norm: return "other";
+        case Role::q_a: case Role::q_b: case Role::kv_a: case Role::norm: case Role::vision: return "other";
     }
     return "other";
 }
