@@ -73,7 +73,7 @@ TEST_CASE("validate: vLLM startup logs give a weights and a KV-pool comparison p
             CHECK_FALSE(row.weights.message.empty());  // every record not compared says why
         }
     }
-    CHECK(compared >= 126);  // Llama-3.3-70B (bf16, FP8-dynamic) and DeepSeek-R1-0528 today
+    CHECK(compared >= 165);  // Llama-3.3-70B, DeepSeek-R1-0528, Qwen3-235B-A22B, Qwen3-VL-30B-A3B today
 }
 
 TEST_CASE("validate: a startup-log file without records is an error naming the key") {

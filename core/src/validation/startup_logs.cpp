@@ -74,6 +74,8 @@ StartupLogRow run_record(const json& rec, std::size_t i, const Catalog& cat) {
     if (sc.is_object() && sc.contains("gpu") && sc["gpu"].is_string()) gpu_id = sc["gpu"].get<std::string>();
     if (const GpuSpec* g = cat.find_gpu(gpu_id)) row.vendor = g->vendor;
     if (!sc.is_object()) return skip("no-scenario", rec.value("why", "the record has no scenario"));
+    // A record the data file keeps with its scenario but marks as not comparable, with the reason.
+    if (rec.contains("not_compared") && rec["not_compared"].is_string()) return skip("excluded", rec["not_compared"].get<std::string>());
     auto read = scenario_from_json(sc, cat);
     if (!read.ok()) return skip("unsupported", read.error_text());
     const Bill b = estimate(*read.value);
