@@ -46,7 +46,8 @@ usage:
                                               (--gpu a100-80gb --method lora --lora-rank 16
                                                --lora-targets all-linear --micro-batch 4 --seq-len 2048)
   vramcalc validate REFERENCE.json [--json]   run reference data (parameter counts, measured runs,
-                                              formula cases) and summarise the errors
+                                              formula cases, or vLLM startup logs: a file with
+                                              "records") and summarise the errors
   vramcalc validate --markdown [REFERENCE.json ...]
                                               the same as the docs/validation.md page (default: the
                                               files in tests/data/, run from the repository root)
@@ -251,7 +252,26 @@ int cmd_validate_markdown(std::vector<std::string> paths);
 int cmd_validate(const std::vector<std::string>& args, bool as_json, bool as_markdown) {
     if (as_markdown) return cmd_validate_markdown(args);
     if (args.empty()) throw BadInput("validate needs a REFERENCE.json");
-    auto rep = vc::validate_reference(parse_json_file(args[0]), catalog());
+    const json ref = parse_json_file(args[0]);
+    if (ref.is_object() && ref.contains("records")) {  // vLLM startup logs (tests/data/vllm_startup_logs.json)
+        auto rows = vc::validate_startup_logs(ref, catalog());
+        if (!rows.ok()) {
+            print_problems(rows.errors);
+            return kBadInput;
+        }
+        if (as_json) {
+            json out = json::array();
+            for (const auto& r : *rows.value)
+                out.push_back({{"id", r.id}, {"vendor", r.vendor}, {"vllm", r.vllm_version},
+                               {"weights", vc::report_to_json(vc::summarize({r.weights}))["entries"][0]},
+                               {"kv_pool", vc::report_to_json(vc::summarize({r.kv_pool}))["entries"][0]}});
+            std::cout << dump(out) << "\n";
+        } else {
+            std::cout << vc::cli::startup_logs_summary(*rows.value) << "\n\n" << vc::cli::render_startup_logs_markdown(*rows.value);
+        }
+        return kOk;
+    }
+    auto rep = vc::validate_reference(ref, catalog());
     if (!rep.ok()) {
         print_problems(rep.errors);
         return kBadInput;
@@ -315,7 +335,7 @@ bool trusted(const json& e) {
 int cmd_validate_markdown(std::vector<std::string> paths) {
     if (paths.empty()) {
         paths = {"tests/data/param_counts.json", "tests/data/param_counts_extra.json", "tests/data/formula_cases.json",
-                 "tests/data/measured_runs.json", "tests/data/vllm_logs.json", "tests/data/throughput_runs.json"};
+                 "tests/data/measured_runs.json", "tests/data/vllm_logs.json", "tests/data/vllm_startup_logs.json", "tests/data/throughput_runs.json"};
         for (const auto& p : paths)
             if (!file_exists(p))
                 throw BadInput("validate --markdown without files reads " + p +
@@ -327,6 +347,18 @@ int cmd_validate_markdown(std::vector<std::string> paths) {
     std::vector<vc::cli::ValidationFile> files;
     for (const auto& path : paths) {
         const json ref = parse_json_file(path);
+        if (ref.is_object() && ref.contains("records")) {  // vLLM startup logs: a section of their own
+            auto rows = vc::validate_startup_logs(ref, catalog());
+            if (!rows.ok()) {
+                for (const auto& p : rows.errors) std::cerr << "error: " << path << ": " << p.text() << "\n";
+                return kBadInput;
+            }
+            vc::cli::ValidationFile f;
+            f.path = path;
+            f.startup = std::move(*rows.value);
+            files.push_back(std::move(f));
+            continue;
+        }
         auto rep = vc::validate_reference(ref, catalog());
         if (!rep.ok()) {
             for (const auto& p : rep.errors) std::cerr << "error: " << path << ": " << p.text() << "\n";

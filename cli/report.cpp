@@ -140,6 +140,7 @@ std::string render_params(const std::string& name, const ModelSpec& m, const Par
     row("router", p.router);
     row("norms", p.norms);
     row("lm_head", p.lm_head);
+    if (p.vision > 0) row("vision", p.vision);
     o += line("  layers %lld, hidden %lld, heads %lld (kv %lld, head_dim %lld), vocab %lld, %s embeddings\n",
               static_cast<long long>(m.layers), static_cast<long long>(m.hidden), static_cast<long long>(m.heads),
               static_cast<long long>(m.kv_heads), static_cast<long long>(m.head_dim), static_cast<long long>(m.vocab),
@@ -195,6 +196,7 @@ std::string render_validation_markdown(const std::vector<ValidationFile>& files)
             add(line("%d measured runs compared: median |error| %.1f %%, p90 %.1f %%, max %.1f %%", r.count,
                      r.median_abs_pct_error, r.p90_abs_pct_error, r.max_abs_pct_error));
         if (r.oom_total) add(line("OOM runs predicted: %d / %d", r.oom_correct, r.oom_total));
+        if (f.startup) add(startup_logs_summary(*f.startup));
         if (res.empty()) res = "no entries";
         o += "| `" + cell(f.path) + "` | " + cell(res) + " |\n";
     }
@@ -202,6 +204,10 @@ std::string render_validation_markdown(const std::vector<ValidationFile>& files)
     for (const auto& f : files) {
         const auto& r = f.report;
         o += "\n## `" + cell(f.path) + "`\n\n";
+        if (f.startup) {
+            o += render_startup_logs_markdown(*f.startup);
+            continue;
+        }
         const bool measured = r.count > 0 || r.oom_total > 0;
         const bool throughput = std::any_of(r.entries.begin(), r.entries.end(), [](const EntryResult& e) { return e.kind == "throughput"; });
         if (measured) {

@@ -1,6 +1,7 @@
 // Text rendering of bills, parameter breakdowns and validation reports for the terminal.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,12 @@ struct ValidationFile {
     std::vector<ValidationSourceGroup> workloads;  // the same entries grouped by workload, GPU count, confidence
     std::vector<int> entry_source;             // index into sources, parallel to report.entries
     std::vector<std::string> entry_scenario;   // "llama-3.1-8b lora, rtx-4090, mb 2 x 2048", parallel too
+    // A vLLM startup-log file ({"source", "records"}) instead of reference entries: its rows.
+    std::optional<std::vector<StartupLogRow>> startup;
 };
 std::string render_validation_markdown(const std::vector<ValidationFile>& files);
+// The startup-log summary line and section (report_startup.cpp).
+std::string startup_logs_summary(const std::vector<StartupLogRow>& rows);
+std::string render_startup_logs_markdown(const std::vector<StartupLogRow>& rows);
 
 }  // namespace vramcalc::cli

@@ -83,7 +83,11 @@ TEST_CASE("hf_config: every supported model_type builds") {
             "num_attention_heads": 4, "intermediate_size": 512, "max_position_embeddings": 128, "n_positions": 128,
             "d_ff": 512, "num_experts": 4, "n_routed_experts": 4, "moe_intermediate_size": 128, "kv_lora_rank": 32,
             "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 16, "num_experts_per_tok": 2})";
+        if (t == "qwen3_vl_moe")  // a multimodal wrapper: the language model under text_config, a tower beside
+            cfg = R"({"model_type": ")" + t + R"(", "text_config": )" + cfg + R"(, "vision_config": {"depth": 2,
+                "hidden_size": 64, "intermediate_size": 128, "out_hidden_size": 256, "num_heads": 4}})";
         auto r = model_from_config_text(cfg);
+        INFO(r.error_text());
         REQUIRE(r.ok());
         CHECK(r.warnings.empty());
         CHECK(count_parameters(*r).total > 0);

@@ -72,6 +72,28 @@ TEST_CASE("inference: llama.cpp Q4_K_M mix for Llama-3.1-8B") {
     CHECK(std::string(detail::gguf_tensor_type(k, "ffn_up", 5, 4800).name) == "q5_0");
 }
 
+TEST_CASE("inference: fp8 scales per tensor, per output channel and per 128x128 block") {
+    ModelSpec one;
+    one.layers = 1;
+    one.params.push_back({"q_proj", ParamCategory::attention, Role::q, 7168, 1536, false, 1, true, false, 0});
+    const double n = 7168.0 * 1536;
+    CHECK(detail::weight_bytes(one, "fp8-channel", 128).total() == n + 4.0 * 7168);
+    // DeepSeek-V3 weight_block_size [128, 128]: 56 x 12 blocks, one fp32 weight_scale_inv each.
+    CHECK(detail::weight_bytes(one, "fp8-block", 128).total() == n + 4.0 * 56 * 12);
+    one.params[0].rows = 7169;  // a partial block still has its scale
+    CHECK(detail::weight_bytes(one, "fp8-block", 128).total() == 7169.0 * 1536 + 4.0 * 57 * 12);
+}
+
+TEST_CASE("inference: vLLM weights replicate norms, routers and MLA down-projections over TP") {
+    // DeepSeek-V3 at tp 8: q_a_proj, kv_a_proj_with_mqa, router gates and norms stay whole on every rank,
+    // so a rank holds more than 1/8 of the checkpoint; the absorbed MLA copies and the rope cache add more.
+    const std::string base = R"({"model": "deepseek-v3", "workload": "infer", "framework": "vllm", "gpu": "h200",
+                                 "weights": "fp8-block", "prompt_len": 4095, "gen_len": 1)";
+    const Bill one = bill(base + "}");
+    const Bill eight = bill(base + R"(, "num_gpus": 8, "tp": 8})");
+    CHECK(static_cast<double>(eight.component("weights")) > static_cast<double>(one.component("weights")) / 8.0 + 0.9 * 1073741824.0);
+}
+
 TEST_CASE("inference: GPTQ and AWQ packing with group size") {
     const Scenario s = scenario(infer(""));
     ModelSpec one;
@@ -114,16 +136,21 @@ TEST_CASE("inference: vLLM block pool and sequences") {
     const Scenario s = scenario(infer(R"(, "framework": "vllm", "prompt_len": 1000, "gen_len": 24, "batch": 8)"));
     const Bill b = estimate(s);
     REQUIRE(b.kv_pool_bytes.has_value());
-    const double budget = 0.9 * static_cast<double>(s.gpu.memory_bytes);
+    // vLLM's budget is gpu_memory_utilization x the torch-visible total (MemorySnapshot.total_memory).
+    const double total = static_cast<double>(s.gpu.memory_torch_bytes > 0 ? s.gpu.memory_torch_bytes : s.gpu.memory_bytes);
+    const double budget = 0.9 * total;
     const double pool = budget - static_cast<double>(b.component("weights") + b.component("activations") + b.component("cuda_context"));
     CHECK(static_cast<double>(*b.kv_pool_bytes) == Approx(pool).margin(2.0));
     // 1024 tokens = 64 blocks of 16 tokens x 128 KiB.
     CHECK(*b.kv_pool_sequences == static_cast<std::int64_t>(static_cast<double>(*b.kv_pool_bytes) / (1024.0 * 131072)));
     CHECK(b.max_concurrent_sequences == std::min<std::int64_t>(*b.kv_pool_sequences, 256));
     CHECK(b.fits);
-    // Tensor parallel 2: half the weights and KV heads per GPU.
+    // Tensor parallel 2: half the weights and KV heads per GPU, except what every rank keeps whole: the
+    // RMSNorm weights (65 x 4096 bf16) and the rotary cos/sin cache (max_positions 131072 x 128 x 2 B).
     const Bill t = bill(infer(R"(, "framework": "vllm", "num_gpus": 2, "prompt_len": 1000, "gen_len": 24)"));
-    CHECK(static_cast<double>(t.component("weights")) == Approx(static_cast<double>(b.component("weights")) / 2.0).margin(1.0));
+    const double whole = 65.0 * 4096 * 2 + 131072.0 * 128 * 2;
+    CHECK(static_cast<double>(t.component("weights")) ==
+          Approx((static_cast<double>(b.component("weights")) - whole) / 2.0 + whole).margin(1.0));
     CHECK(*t.kv_pool_sequences > 2 * *b.kv_pool_sequences);
 }
 
@@ -220,4 +247,15 @@ TEST_CASE("inference: the context x concurrency matrix falls with the context an
             }
         }
     }
+}
+
+TEST_CASE("kv cache: bytes per token of the vLLM startup-log models match the logged pools") {
+    // The logs' available_kv_cache_gib x 2^30 / kv_cache_tokens (shared/reference/vllm_startup_logs.json,
+    // bf16 KV): Qwen3-VL-30B-A3B tp1 98,303; Qwen3-235B-A22B tp4 48,116 per GPU; DeepSeek-R1-0528 tp8
+    // 70,275 (the MLA latent, kept whole on every GPU); Llama-3.3-70B tp4 81,921 per GPU. The logged GiB
+    // are rounded to 0.01, so a few bytes either way.
+    CHECK(kv_bytes_per_token(test::preset("qwen3-vl-30b-a3b"), 2, false) == 48 * 2 * 4 * 128 * 2);  // 98,304
+    CHECK(kv_bytes_per_token(test::preset("qwen3-235b-a22b"), 2, false) / 4 == 48128);  // 4 KV heads over tp 4
+    CHECK(kv_bytes_per_token(test::preset("deepseek-v3"), 2, true) == 61 * (512 + 64) * 2);  // 70,272
+    CHECK(kv_bytes_per_token(test::preset("llama-3.3-70b"), 2, false) / 4 == 81920);
 }

@@ -40,6 +40,8 @@ TEST_CASE("params: every listed model_type has a preset and an exact or checked 
         {"phi-2", 2779683840},          // microsoft/phi-2 safetensors total / 2 (fp16)
         {"falcon-7b", 6921720704},      // param_counts.json
         {"deepseek-v3", 671026419200},  // param_counts.json (MTP module excluded)
+        {"qwen3-235b-a22b", 235093634560},  // Hub safetensors total (param_counts_extra.json)
+        {"qwen3-vl-30b-a3b", 31070754032},  // text 30,532,122,624 + vision tower 538,631,408 (preset source)
     };
     for (const auto& c : cases) {
         INFO(c.id);
@@ -53,7 +55,7 @@ TEST_CASE("params: breakdown sums to the total and MoE active is top-k of the ex
     for (const auto& p : test::catalog().models()) {
         INFO(p.id);
         const auto& b = p.params;
-        CHECK(b.embeddings + b.attention + b.mlp + b.experts + b.router + b.norms + b.lm_head == b.total);
+        CHECK(b.embeddings + b.attention + b.mlp + b.experts + b.router + b.norms + b.lm_head + b.vision == b.total);
         CHECK(b.active <= b.total);
         if (p.spec.moe.experts == 0) CHECK(b.active == b.total);
     }

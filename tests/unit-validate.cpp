@@ -54,3 +54,30 @@ TEST_CASE("validate: malformed reference files are errors") {
                                 test::catalog());
     REQUIRE_FALSE(r.ok());  // the bare 7 is not an entry
 }
+
+TEST_CASE("validate: vLLM startup logs give a weights and a KV-pool comparison per record") {
+    auto r = validate_startup_logs(test::load_json("vllm_startup_logs.json"), test::catalog());
+    REQUIRE(r.ok());
+    REQUIRE(r->size() == 238);
+    int compared = 0;
+    for (const auto& row : *r) {
+        INFO(row.id);
+        CHECK(row.weights.metric == "weights");
+        CHECK(row.kv_pool.metric == "kv_pool");
+        CHECK((row.vendor == "nvidia" || row.vendor == "amd"));
+        if (row.weights.status == "ok") {
+            ++compared;
+            CHECK(row.kv_pool.status == "ok");
+            CHECK(row.weights.expected > 0);
+        } else {
+            CHECK_FALSE(row.weights.message.empty());  // every record not compared says why
+        }
+    }
+    CHECK(compared >= 165);  // Llama-3.3-70B, DeepSeek-R1-0528, Qwen3-235B-A22B, Qwen3-VL-30B-A3B today
+}
+
+TEST_CASE("validate: a startup-log file without records is an error naming the key") {
+    auto r = validate_startup_logs(nlohmann::json::array(), test::catalog());
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error_text().find("records") != std::string::npos);
+}

@@ -63,6 +63,7 @@ void model_breakdown(const AppState& st) {
         breakdown_row("router", p.router, p.total);
         breakdown_row("norms", p.norms, p.total);
         breakdown_row("LM head", p.lm_head, p.total);
+        if (p.vision > 0) breakdown_row("vision tower", p.vision, p.total);
         ImGui::EndTable();
     }
 }

@@ -21,7 +21,8 @@ struct GpuSpec {
     std::string memory_basis = "nvidia-smi";
     // The total as the CUDA allocator sees it: torch.cuda.get_device_properties().total_memory, the total of
     // torch.cuda.mem_get_info(). 0.35-0.86 GiB below nvidia-smi's figure in the published pairs (memory the
-    // driver keeps for itself). 0 where no published torch output was found. For display only.
+    // driver keeps for itself). 0 where no published torch output was found. vLLM sizes its budget from it
+    // (gpu_memory_utilization x this total); everything else compares against memory_bytes.
     std::int64_t memory_torch_bytes = 0;
     bool bf16 = true;
     double peak_bf16_tflops = 0;    // dense, tensor cores

@@ -15,7 +15,9 @@ namespace vramcalc {
 using i64 = std::int64_t;
 
 // Where a parameter belongs in the breakdown the user sees.
-enum class ParamCategory { embeddings, attention, mlp, experts, router, norms, lm_head };
+// `vision`: a multimodal model's vision tower and projector (the encoder a vLLM checkpoint loads beside the
+// language model; families_vision.cpp).
+enum class ParamCategory { embeddings, attention, mlp, experts, router, norms, lm_head, vision };
 const char* to_string(ParamCategory c);
 
 // What a tensor does in the network, whatever its module is called: the estimator reads roles, never
@@ -26,7 +28,9 @@ const char* to_string(ParamCategory c);
 //    (Phi-3's gate_up_proj), down writes back to the residual stream. A plain MLP's fc1 is `up`, fc2 `down`;
 //  - router (MoE gate and its score bias), embed (token, position, type embeddings, projections around
 //    them), norm, lm_head, pooler (BERT's pooler dense).
-enum class Role { embed, q, k, v, qkv, o, q_a, q_b, kv_a, kv_b, gate, up, gate_up, down, router, norm, lm_head, pooler };
+//  - vision: every tensor of a vision tower / projector (never read as a decoder layer's linears).
+enum class Role { embed, q, k, v, qkv, o, q_a, q_b, kv_a, kv_b, gate, up, gate_up, down, router, norm, lm_head, pooler,
+                  vision };
 const char* to_string(Role r);
 
 // A set of `count` identical parameter tensors (one per layer, per expert, ...).
@@ -124,6 +128,7 @@ struct ParamBreakdown {
     i64 router = 0;
     i64 norms = 0;
     i64 lm_head = 0;         // 0 when tied to the input embedding
+    i64 vision = 0;          // vision tower and projector of a multimodal checkpoint
     i64 linear = 0;          // parameters in nn.Linear weights and biases (quantisable by bnb/GPTQ)
     bool overflow = false;   // a count did not fit in 64 bits (absurd input)
 };

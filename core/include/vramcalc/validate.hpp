@@ -43,4 +43,14 @@ ValidationReport summarize(std::vector<EntryResult> entries);
 
 nlohmann::json report_to_json(const ValidationReport& r);
 
+// vLLM startup logs (tests/data/vllm_startup_logs.json: {"source", "records": [...]}, each record with the
+// raw log fields and a `scenario`): per record, the weights vLLM logged ("Model loading took X GiB") and
+// its KV-cache pool ("Available KV cache memory: X GiB"), both per GPU, against the estimate.
+struct StartupLogRow {
+    std::string id, model_hub_id, gpu, vendor, vllm_version;
+    std::string version_group;  // "v0.11", "v0.18", ...: the minor release, local builds (+rhai...) folded in
+    EntryResult weights, kv_pool;  // metric "weights" / "kv_pool"; status "ok", or why it is not compared
+};
+Result<std::vector<StartupLogRow>> validate_startup_logs(const nlohmann::json& file, const Catalog& catalog);
+
 }  // namespace vramcalc

@@ -159,7 +159,7 @@ std::string gguf_role(const ModelSpec& m, const ParamGroup& g) {
         case Role::o: return "attn_output";
         case Role::down: return "ffn_down";
         case Role::gate: case Role::up: case Role::gate_up: case Role::pooler: return "ffn_up";
-        case Role::q_a: case Role::q_b: case Role::kv_a: case Role::norm: return "other";
+        case Role::q_a: case Role::q_b: case Role::kv_a: case Role::norm: case Role::vision: return "other";
     }
     return "other";
 }
@@ -216,6 +216,9 @@ struct TensorCoster {
         // fp8 checkpoints (vLLM Fp8LinearMethod / compressed-tensors): e4m3 weight + an fp32 weight_scale
         // per tensor, or per output channel.
         if (f == "fp8-channel") return n + 4.0 * rows + bias;
+        // Block-quantised fp8 (DeepSeek-V3/R1 quantization_config weight_block_size [128, 128]; vLLM
+        // Fp8LinearMethod with block quant): e4m3 weight + one fp32 weight_scale_inv per 128 x 128 block.
+        if (f == "fp8-block") return n + 4.0 * std::ceil(rows / 128.0) * std::ceil(cols / 128.0) + bias;
         const double q = quantized_linear_bytes(f, g.rows, g.cols);  // fp8, int8, nf4, nf4-dq (recipes.cpp)
         if (q < 0) {
             if (ok) *ok = false;
@@ -301,7 +304,7 @@ WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_siz
 
 double nominal_bytes_per_param(const std::string& f) {
     if (double p = plain_dtype_bytes(f); p > 0) return p;
-    if (f == "fp8" || f == "fp8-channel" || f == "int8" || f == "gptq-int8" || f == "awq-int8" || f == "gguf-q8_0") return 1;
+    if (f == "fp8" || f == "fp8-channel" || f == "fp8-block" || f == "int8" || f == "gptq-int8" || f == "awq-int8" || f == "gguf-q8_0") return 1;
     if (f == "gguf-q6_k") return 6.0 / 8;
     if (f == "gguf-q5_k_m" || f == "gguf-q5_0") return 5.0 / 8;
     if (f == "gguf-q3_k_m") return 3.0 / 8;

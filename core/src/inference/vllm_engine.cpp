@@ -13,6 +13,60 @@
 namespace vramcalc::detail {
 
 // ---- vLLM ----
+namespace {
+
+// The tensors vLLM keeps whole on every tensor-parallel rank: norms (RMSNorm weights are not sharded),
+// MoE router gates (ReplicatedLinear in deepseek_v2.py / qwen3_moe.py / llama4.py) and MLA's down
+// projections q_a_proj and kv_a_proj_with_mqa (ReplicatedLinear in deepseek_v2.py). Everything else is a
+// Column/RowParallelLinear, a FusedMoE sharded over TP, or VocabParallelEmbedding / ParallelLMHead.
+bool replicated_under_tp(const ParamGroup& g) {
+    return g.role == Role::norm || g.role == Role::router || g.role == Role::q_a || g.role == Role::kv_a;
+}
+
+// Per-GPU bytes of what "Model loading took X GiB" measures: the checkpoint's tensors as placed over TP,
+// plus the buffers and derived tensors vLLM creates while loading.
+double vllm_weight_bytes(const Scenario& s, const WeightBytes& w, double c, std::string& detail) {
+    const ModelSpec& m = s.model;
+    const Split p = split_of(s);
+    const double tp = static_cast<double>(p.tp);
+    double layers = 0;
+    const i64 Lp = layers_per_stage(s);
+    for (i64 i = 0; i < Lp && i < static_cast<i64>(w.layers.size()); ++i) layers += w.layers[static_cast<std::size_t>(i)];
+    double weights = (layers + w.input + w.output) / tp;
+    if (p.tp > 1) {
+        // The replicated tensors in the checkpoint's format: their bytes, counted once per rank instead of 1/tp.
+        ModelSpec only = m;
+        only.params.clear();
+        for (const auto& g : m.params)
+            if (replicated_under_tp(g)) only.params.push_back(g);
+        const double stage = static_cast<double>(Lp) / static_cast<double>(std::max<i64>(1, m.layers));
+        const double rep = only.params.empty() ? 0.0 : weight_bytes(only, s.weights, s.group_size).total() * stage;
+        weights += rep - rep / tp;
+        if (rep > 0) detail += ", norms / routers / MLA down-projections replicated";
+    }
+    // RotaryEmbedding's cos_sin_cache buffer (vllm/model_executor/layers/rotary_embedding/base.py):
+    // [max_position_embeddings, rotary_dim] in the model dtype, one per distinct rope setup (get_rope caches
+    // instances), on every rank. MLA rotates only qk_rope_head_dim.
+    if (m.traits.rope && m.max_positions > 0) {
+        const i64 rot = m.attention == AttentionKind::mla ? m.mla.qk_rope_head_dim : m.head_dim;
+        weights += static_cast<double>(m.max_positions) * static_cast<double>(rot) * c;
+        detail += ", rotary cos/sin cache";
+    }
+    // MLA absorbs kv_b_proj into two dense copies after loading (MLACommonImpl.process_weights_after_loading:
+    // W_UK_T [heads, qk_nope, kv_lora] and W_UV [heads, kv_lora, v_head], dequantised to the model dtype),
+    // per layer, this rank's heads; the kv_b_proj weight stays loaded as well.
+    if (m.attention == AttentionKind::mla) {
+        const double heads = std::ceil(static_cast<double>(m.heads) / tp);
+        const double per_layer = heads * static_cast<double>(m.mla.kv_lora_rank) *
+                                 static_cast<double>(m.mla.qk_nope_head_dim + m.mla.v_head_dim) * c;
+        weights += per_layer * static_cast<double>(Lp);
+        detail += ", MLA's absorbed W_UK/W_UV copies";
+    }
+    return weights;
+}
+
+}  // namespace
+
 // Startup (vllm/worker gpu_worker.determine_available_memory): load weights, profile one forward of
 // max_num_batched_tokens tokens and a sampler run over max_num_seqs sequences, then give
 // gpu_memory_utilization x total - weights - activation peak - non-torch memory to the KV cache, in blocks
@@ -21,20 +75,26 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     const ModelSpec& m = s.model;
     const Split p = split_of(s);
     const double tp = static_cast<double>(p.tp), c = compute_bytes(s);
-    // vLLM shards every linear and the vocabulary (VocabParallelEmbedding, ParallelLMHead) over TP ranks.
-    double layers = 0;
+    std::string wdetail = (w.detail.empty() ? s.weights : w.detail) + (p.tp > 1 ? ", sharded over tp " + std::to_string(p.tp) : "");
+    const double weights = vllm_weight_bytes(s, w, c, wdetail);
+    add_line(b, "weights", weights, wdetail);
     const i64 Lp = layers_per_stage(s);
-    for (i64 i = 0; i < Lp && i < static_cast<i64>(w.layers.size()); ++i) layers += w.layers[static_cast<std::size_t>(i)];
-    const double weights = (layers + w.input + w.output) / tp;
-    add_line(b, "weights", weights, (w.detail.empty() ? s.weights : w.detail) + (p.tp > 1 ? ", sharded over tp " + std::to_string(p.tp) : ""));
     const double N = static_cast<double>(s.max_num_batched_tokens);
-    // Sampler profiling: fp32 logits, probabilities and log-probabilities for max_num_seqs sequences.
-    const double sampler = static_cast<double>(s.max_num_seqs) * static_cast<double>(m.vocab) * 4 * 3;
+    // Sampler profiling (V1 GPUModelRunner._dummy_sampler_run): min(max_num_seqs, max_num_batched_tokens)
+    // rows of logits with temperature 0.5, top_p 0.9 and top_k = vocab - 1, so the sampler takes the sorting
+    // path of vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p. Live per logit at its peak (the
+    // re-sort): the caller's 16-bit logits 2 B, the fp32 copy 4, logits_sort 4, logits_idx (int64) 8, the
+    // top-k and top-p masks 1 + 1, probs_sort 4 (cumsum in place) and the scattered result 4 = 28 B.
+    const double rows = static_cast<double>(std::min<i64>(s.max_num_seqs, s.max_num_batched_tokens));
+    const double sampler = rows * static_cast<double>(m.vocab) * 28.0;
     const double act = std::max(layer_forward_bytes(s, N, N, c, tp), sampler);
     add_line(b, "activations", act, "profiled forward peak: " + whole(N) + " batched tokens (MLP intermediates) or the sampler over " +
                                    std::to_string(s.max_num_seqs) + " sequences");
     const CudaContext context = cuda_context(b.gpu);
-    const double budget = s.gpu_memory_utilization * static_cast<double>(b.gpu.memory_bytes);
+    // requested_memory = MemorySnapshot.total_memory x gpu_memory_utilization (vllm/v1/worker/gpu_worker.py),
+    // the total of torch.cuda.mem_get_info(): the torch-visible total where the catalog has it.
+    const double total = static_cast<double>(b.gpu.memory_torch_bytes > 0 ? b.gpu.memory_torch_bytes : b.gpu.memory_bytes);
+    const double budget = s.gpu_memory_utilization * total;
     const double pool = std::max(0.0, budget - weights - act - context.bytes);
     // CUDA graphs: vLLM issue #7553 measured 2464 MiB per GPU for the captured batch sizes (0 with enforce_eager).
     const double graphs = s.enforce_eager ? 0.0 : 2464.0 * 1048576.0;

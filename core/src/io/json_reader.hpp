@@ -45,6 +45,8 @@ public:
     std::string string_or(std::string_view key, std::string fallback);
 
     void error(std::string_view key, std::string message) const;
+    const json& object() const { return obj_; }
+    Problems& problems() const { return errors_; }
     std::string path(std::string_view key) const;
 
 private:

@@ -13,8 +13,31 @@ void require_intermediate(ModelSpec& m, FieldReader& r) {
     if (m.intermediate <= 0) r.error("intermediate_size", "missing required key (the MLP width)");
 }
 
-bool build_family(ModelSpec& m, const Dims& d, FieldReader& r, std::vector<std::string>& warnings) {
-    const std::string& t = m.model_type;
+bool nests_text_config(const std::string& layout) { return layout == "qwen3_vl_moe"; }
+
+namespace {
+// A wrapper's language model is read with its text family's layout.
+std::string text_layout(const std::string& layout) { return layout == "qwen3_vl_moe" ? "qwen3_moe" : layout; }
+
+// The wrapper's vision tower (vision_config), read after the language model.
+void vision_tower(const std::string& layout, FieldReader& root, Inventory& inv) {
+    if (layout != "qwen3_vl_moe") return;
+    const auto it = root.object().find("vision_config");
+    if (it == root.object().end() || !it->is_object()) {
+        root.error("vision_config", "missing or not an object: the vision tower's parameters are loaded too");
+        return;
+    }
+    FieldReader v(*it, root.path("vision_config"), root.problems());
+    qwen3_vl_vision(v, inv);
+}
+}  // namespace
+
+bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldReader& r, FieldReader& root,
+                  std::vector<std::string>& warnings) {
+    const std::string t = text_layout(layout);
+    if (layout != m.model_type)
+        warnings.push_back("model_type \"" + m.model_type + "\" has no description of its own: read as its relative " +
+                           layout + " (its keys name the same structure)");
     m.vocab = d.vocab;
     m.hidden = d.hidden;
     m.layers = d.layers;
@@ -32,8 +55,9 @@ bool build_family(ModelSpec& m, const Dims& d, FieldReader& r, std::vector<std::
     // these classes override it to false).
     static const std::set<std::string> untied_by_default = {
         "llama", "mistral", "mixtral", "qwen", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "phi", "phi3",
-        "gpt_neox", "stablelm", "mt5", "deepseek_v2", "deepseek_v3", "baichuan"};
-    m.tied_embeddings = r.boolean_or("tie_word_embeddings", !untied_by_default.count(t));
+        "gpt_neox", "stablelm", "mt5", "deepseek_v2", "deepseek_v3", "baichuan", "qwen3_vl_moe"};
+    // A wrapper ties (or not) at its top level (Qwen3VLMoeConfig.tie_word_embeddings).
+    m.tied_embeddings = root.boolean_or("tie_word_embeddings", !untied_by_default.count(layout));
 
     // Families with LayerNorm and plain (non-gated) MLPs.
     static const std::set<std::string> layer_norm = {"phi", "gpt_neox", "stablelm", "falcon", "bloom",
@@ -71,12 +95,13 @@ bool build_family(ModelSpec& m, const Dims& d, FieldReader& r, std::vector<std::
     else {
         static const std::set<std::string> llama_family = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe",
                                                            "qwen3", "qwen3_moe", "gemma", "gemma2", "baichuan"};
-        if (!llama_family.count(t))
+        if (!llama_family.count(t) && !is_known_layout(t))
             warnings.push_back("model_type \"" + t +
                                "\" has no dedicated layout: counted as a Llama-style decoder (attention, gated "
                                "MLP, RMSNorm); the parameter count may be off");
-        llama_like(m, r, inv);
+        llama_like(m, t, r, inv);
     }
+    vision_tower(layout, root, inv);
     return true;
 }
 }  // namespace vramcalc::detail

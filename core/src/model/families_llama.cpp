@@ -35,8 +35,7 @@ i64 qwen_moe_layers(FieldReader& r, i64 layers) {
 // ---- Llama-style decoders: embed_tokens, L x (attention, gated MLP, 2 RMSNorms), norm, lm_head ----
 // LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, GemmaForCausalLM,
 // Gemma2ForCausalLM, BaichuanForCausalLM (W_pack), and unknown types read the same way.
-void llama_like(ModelSpec& m, FieldReader& r, Inventory& inv) {
-    const std::string& t = m.model_type;
+void llama_like(ModelSpec& m, const std::string& t, FieldReader& r, Inventory& inv) {
     require_intermediate(m, r);
     const bool qwen2 = t == "qwen2" || t == "qwen2_moe";
     // Qwen2 has bias on q, k, v only (Qwen2Attention); Llama/Qwen3 follow `attention_bias`.

@@ -20,13 +20,25 @@ constexpr i64 kMaxWidth = i64{1} << 20;   // hidden / intermediate / head sizes
 constexpr i64 kMaxLayers = 10000;
 constexpr i64 kMaxHeads = i64{1} << 16;
 constexpr i64 kMaxExperts = i64{1} << 16;
+
+// The object holding the language model's dimensions: the config itself, or for a multimodal wrapper
+// (families.cpp says which) its text_config. nullptr (an error recorded) when a wrapper has none.
+const json* language_config(const json& config, const std::string& type, const std::string& layout,
+                            FieldReader& r) {
+    if (!detail::nests_text_config(layout)) return &config;
+    const auto it = config.find("text_config");
+    if (it != config.end() && it->is_object()) return &*it;
+    r.error("text_config", "missing or not an object: model_type \"" + type +
+                               "\" keeps its language model's dimensions there");
+    return nullptr;
+}
 }  // namespace
 
 const std::vector<std::string>& supported_model_types() {
     static const std::vector<std::string> types = {
         "llama", "mistral", "mixtral", "qwen", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
         "gemma", "gemma2", "phi", "phi3", "gpt_neox", "stablelm", "falcon", "bloom", "gpt2",
-        "opt", "bert", "t5", "mt5", "deepseek_v2", "deepseek_v3", "baichuan"};
+        "opt", "bert", "t5", "mt5", "deepseek_v2", "deepseek_v3", "baichuan", "qwen3_vl_moe"};
     return types;
 }
 
@@ -48,38 +60,46 @@ Result<ModelSpec> model_from_config(const json& config, const std::string& name,
     // Old Falcon checkpoints name their type after the data set.
     if (m.model_type == "RefinedWeb" || m.model_type == "RefinedWebModel") m.model_type = "falcon";
 
+    // An unknown type that names experts, MLA, hybrid layers, windows or nested towers is read like its
+    // known relative or refused here, before its dimensions are read (relatives.cpp).
+    const auto layout = detail::relative_layout(config, m.model_type, r);
+    if (!layout) return out;
+
+    const json* text = language_config(config, m.model_type, *layout, r);
+    if (!text) return out;
+    FieldReader tr(*text, text == &config ? prefix : prefix + ".text_config", out.errors);
     detail::Dims d;
-    d.vocab = r.integer({"vocab_size", "padded_vocab_size"}, 1, kMaxVocab).value_or(0);
+    d.vocab = tr.integer({"vocab_size", "padded_vocab_size"}, 1, kMaxVocab).value_or(0);
     const bool t5_like = m.model_type == "t5" || m.model_type == "mt5";
-    d.hidden = r.integer({"hidden_size", "n_embd", "n_embed", "d_model"}, 1, kMaxWidth).value_or(0);
-    d.layers = r.integer({"num_hidden_layers", "n_layer", "num_layers"}, 1, kMaxLayers).value_or(0);
-    d.heads = r.integer({"num_attention_heads", "n_head", "num_heads"}, 1, kMaxHeads).value_or(0);
+    d.hidden = tr.integer({"hidden_size", "n_embd", "n_embed", "d_model"}, 1, kMaxWidth).value_or(0);
+    d.layers = tr.integer({"num_hidden_layers", "n_layer", "num_layers"}, 1, kMaxLayers).value_or(0);
+    d.heads = tr.integer({"num_attention_heads", "n_head", "num_heads"}, 1, kMaxHeads).value_or(0);
     if (!out.errors.empty()) return out;
 
-    d.kv_heads = r.integer_or({"num_key_value_heads", "num_kv_heads", "n_head_kv"}, d.heads, 1, kMaxHeads);
-    const bool explicit_head_dim = r.has("head_dim") || r.has("kv_channels") || (t5_like && r.has("d_kv"));
-    d.head_dim = r.integer_or({"head_dim", "kv_channels", "d_kv"}, 0, 1, kMaxWidth);
+    d.kv_heads = tr.integer_or({"num_key_value_heads", "num_kv_heads", "n_head_kv"}, d.heads, 1, kMaxHeads);
+    const bool explicit_head_dim = tr.has("head_dim") || tr.has("kv_channels") || (t5_like && tr.has("d_kv"));
+    d.head_dim = tr.integer_or({"head_dim", "kv_channels", "d_kv"}, 0, 1, kMaxWidth);
     if (!explicit_head_dim) {
         if (d.hidden % d.heads != 0) {
-            r.error("num_attention_heads", std::to_string(d.heads) + " does not divide hidden_size " +
+            tr.error("num_attention_heads", std::to_string(d.heads) + " does not divide hidden_size " +
                                                std::to_string(d.hidden) + " (give head_dim explicitly)");
             return out;
         }
         d.head_dim = d.hidden / d.heads;
     }
     if (d.heads % d.kv_heads != 0) {
-        r.error("num_key_value_heads", std::to_string(d.kv_heads) + " does not divide num_attention_heads " +
+        tr.error("num_key_value_heads", std::to_string(d.kv_heads) + " does not divide num_attention_heads " +
                                            std::to_string(d.heads));
         return out;
     }
-    d.intermediate = r.integer_or({"intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size", "d_ff"},
+    d.intermediate = tr.integer_or({"intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size", "d_ff"},
                                   0, 1, kMaxWidth);
-    d.max_positions = r.integer_or({"max_position_embeddings", "n_positions", "seq_length"}, 0, 0,
+    d.max_positions = tr.integer_or({"max_position_embeddings", "n_positions", "seq_length"}, 0, 0,
                                    i64{1} << 24);
     d.limits = {kMaxWidth, kMaxLayers, kMaxExperts};
     if (!out.errors.empty()) return out;
 
-    if (!detail::build_family(m, d, r, out.warnings)) {
+    if (!detail::build_family(m, *layout, d, tr, r, out.warnings)) {
         if (out.errors.empty()) out.errors.push_back({prefix, "could not build model"});
         return out;
     }

@@ -2,6 +2,7 @@
 // the family descriptions themselves.
 #pragma once
 
+#include <string>
 #include <utility>
 
 #include "io/json_reader.hpp"
@@ -74,7 +75,8 @@ void require_intermediate(ModelSpec& m, FieldReader& r);
 
 // The family descriptions (families_*.cpp): each fills the dimensions, traits and parameter inventory
 // of `m` for its model types, reading its own keys through `r`.
-void llama_like(ModelSpec& m, FieldReader& r, Inventory& inv);
+// `t`: the layout's model_type (a wrapper's text layout: qwen3_vl_moe's text model is read as qwen3_moe).
+void llama_like(ModelSpec& m, const std::string& t, FieldReader& r, Inventory& inv);
 void deepseek(ModelSpec& m, FieldReader& r, Inventory& inv);
 void qwen_v1(ModelSpec& m, FieldReader& r, Inventory& inv);
 void phi(ModelSpec& m, FieldReader& r, Inventory& inv);
@@ -87,5 +89,7 @@ void gpt2(ModelSpec& m, FieldReader& r, Inventory& inv);
 void opt(ModelSpec& m, FieldReader& r, Inventory& inv);
 void bert(ModelSpec& m, FieldReader& r, Inventory& inv);
 void t5(ModelSpec& m, FieldReader& r, Inventory& inv);
+// families_vision.cpp: vision towers, read from the config's vision_config object.
+void qwen3_vl_vision(FieldReader& vision, Inventory& inv);
 
 }  // namespace vramcalc::detail

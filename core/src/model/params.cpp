@@ -14,6 +14,7 @@ const char* to_string(ParamCategory c) {
         case ParamCategory::router: return "router";
         case ParamCategory::norms: return "norms";
         case ParamCategory::lm_head: return "lm_head";
+        case ParamCategory::vision: return "vision";
     }
     return "?";
 }
@@ -38,6 +39,7 @@ const char* to_string(Role r) {
         case Role::norm: return "norm";
         case Role::lm_head: return "lm_head";
         case Role::pooler: return "pooler";
+        case Role::vision: return "vision";
     }
     return "?";
 }
@@ -49,7 +51,7 @@ ParamBreakdown count_parameters(const ModelSpec& m) {
         return p;
     }
     detail::Checked total, active, linear;
-    detail::Checked by_cat[7];
+    detail::Checked by_cat[8];
     for (const auto& g : m.params) {
         detail::Checked each = detail::Checked(g.rows) * g.cols + (g.bias ? g.rows : 0);
         detail::Checked n = each * g.count;
@@ -72,6 +74,7 @@ ParamBreakdown count_parameters(const ModelSpec& m) {
     p.router = by_cat[4].value;
     p.norms = by_cat[5].value;
     p.lm_head = by_cat[6].value;
+    p.vision = by_cat[7].value;
     return p;
 }
 

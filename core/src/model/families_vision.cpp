@@ -1,0 +1,54 @@
+// Vision towers and projectors of multimodal checkpoints: the tensors vLLM loads beside the language model
+// (they are in its "Model loading took X GiB"). Written from the Hugging Face modeling files named beside
+// each; every tensor has the `vision` role and category and sits in its own layer stack (2), so the
+// decoder's per-layer readers (activations, LoRA targets, GGUF type rules) never take it for a layer.
+#include "model/inventory.hpp"
+
+namespace vramcalc::detail {
+
+// ---- Qwen3-VL (Qwen3VLVisionModel, also the tower of Qwen3VLMoeForConditionalGeneration) ----
+// patch_embed: Conv3d(in_channels, hidden, kernel (temporal_patch_size, patch, patch), bias);
+// pos_embed: Embedding(num_position_embeddings, hidden); depth x Qwen3VLVisionBlock: norm1/norm2
+// LayerNorm (weight + bias), attn.qkv (h -> 3h, bias), attn.proj (h -> h, bias), mlp.linear_fc1 /
+// linear_fc2 (h <-> intermediate, bias, not gated); merger: Qwen3VLVisionPatchMerger over the merged
+// width m = h x spatial_merge_size^2 (LayerNorm(h), linear_fc1 m -> m, linear_fc2 m -> out_hidden_size, all
+// biased), and one more merger per deepstack_visual_indexes entry whose LayerNorm is over m
+// (use_postshuffle_norm=True). Checked: Qwen3-VL-30B-A3B-Instruct's
+// 31,070,754,032 = 30,532,122,624 (the Qwen3-30B-A3B text model) + 538,631,408 from this tower.
+void qwen3_vl_vision(FieldReader& v, Inventory& inv) {
+    constexpr i64 kMax = i64{1} << 20;
+    const i64 h = v.integer({"hidden_size"}, 1, kMax).value_or(0);
+    const i64 depth = v.integer({"depth"}, 1, 10000).value_or(0);
+    const i64 ff = v.integer({"intermediate_size"}, 1, kMax).value_or(0);
+    const i64 out = v.integer({"out_hidden_size"}, 1, kMax).value_or(0);
+    const i64 patch = v.integer_or({"patch_size"}, 16, 1, 4096);
+    const i64 tpatch = v.integer_or({"temporal_patch_size"}, 2, 1, 64);
+    const i64 chans = v.integer_or({"in_channels"}, 3, 1, 64);
+    const i64 positions = v.integer_or({"num_position_embeddings"}, 2304, 0, kMax);
+    const i64 merge = v.integer_or({"spatial_merge_size"}, 2, 1, 64);
+    i64 deepstack = 0;
+    if (const json* d = v.find({"deepstack_visual_indexes"})) {
+        if (!d->is_array()) v.error("deepstack_visual_indexes", "expected a list of vision block indices");
+        else deepstack = static_cast<i64>(d->size());
+    }
+    if (h <= 0 || depth <= 0 || ff <= 0 || out <= 0) return;  // the missing key is already an error
+    const int saved = inv.stack;
+    inv.stack = 2;
+    const PC c = PC::vision;
+    const Role r = Role::vision;
+    inv.add("visual.patch_embed.proj", c, r, h, chans * tpatch * patch * patch, true, 1, false, false);
+    if (positions > 0) inv.add("visual.pos_embed", c, r, positions, h, false, 1, false, false);
+    inv.add("visual.blocks.norm1/norm2", c, r, h, 1, true, 2 * depth, false, false);
+    inv.linear(c, r, "visual.blocks.attn.qkv", h, 3 * h, true, depth);
+    inv.linear(c, r, "visual.blocks.attn.proj", h, h, true, depth);
+    inv.linear(c, r, "visual.blocks.mlp.linear_fc1", h, ff, true, depth);
+    inv.linear(c, r, "visual.blocks.mlp.linear_fc2", ff, h, true, depth);
+    const i64 merged = h * merge * merge;
+    inv.add("visual.merger.norm", c, r, h, 1, true, 1, false, false);
+    if (deepstack > 0) inv.add("visual.deepstack_merger_list.norm", c, r, merged, 1, true, deepstack, false, false);
+    inv.linear(c, r, "visual.merger.linear_fc1", merged, merged, true, 1 + deepstack);
+    inv.linear(c, r, "visual.merger.linear_fc2", merged, out, true, 1 + deepstack);
+    inv.stack = saved;
+}
+
+}  // namespace vramcalc::detail
