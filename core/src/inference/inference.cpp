@@ -28,6 +28,10 @@ void inference(const Scenario& s, Bill& b) {
         close_torch_bill(b);
         return;
     }
+    if (m.stack) {
+        stack_engine(s, b);
+        return;
+    }
     bool ok = true;
     const WeightBytes w = weight_bytes(m, s.weights, s.group_size, &ok);
     if (!ok) b.warnings.push_back("weights format \"" + s.weights + "\" has no byte rule: counted at 16 bit");

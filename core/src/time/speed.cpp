@@ -10,6 +10,7 @@
 #include "inference/kv_cache.hpp"
 #include "parallel/layout.hpp"
 #include "time/flops.hpp"
+#include "vramcalc/layer_stack.hpp"
 
 namespace vramcalc::detail {
 namespace {
@@ -106,10 +107,19 @@ Pacing decode_pacing(Framework f) {
     return {0.00088, 1, 0};
 }
 
+double batch_forward_flops(const Scenario& s) {
+    return static_cast<double>(s.batch) * s.model.stack->flops_per_sample();
+}
+
 void inference_speed(const Scenario& s, const Bill& b, Speed& sp) {
     const ModelSpec& m = s.model;
     const double rate = flops_per_s(s.gpu, sp.mfu), bw = bytes_per_s(s.gpu);
     if (rate <= 0 || bw <= 0 || m.count_only) return;
+    if (m.stack) {  // one forward of the batch (model/layer_stack.cpp FLOPs per sample), compute-bound
+        sp.prefill_s = batch_forward_flops(s) / rate;
+        sp.bound = "compute";
+        return;
+    }
     const double tp = static_cast<double>(std::max<std::int64_t>(1, s.tp));
     const double batch = static_cast<double>(s.batch), prompt = static_cast<double>(s.prompt_len);
     const double gen = static_cast<double>(s.gen_len);
@@ -158,6 +168,7 @@ void estimate_speed(const Scenario& s, Bill& b) {
                " dense bf16 TFLOPS (" + (published ? "torchtitan's published MFU for " + s.gpu.arch
                                                     : std::string("no published MFU for ") + s.gpu.arch + "; Hopper's used") +
                "), memory at " + whole(s.gpu.memory_bandwidth_gbps) + " GB/s peak";
+    if (s.model.stack) sp.basis = "a layer stack: one token = one sample; " + sp.basis;
     if (s.workload == Workload::train) training_speed(s, b, sp);
     else inference_speed(s, b, sp);
     b.speed = sp;
