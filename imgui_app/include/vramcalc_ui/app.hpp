@@ -68,6 +68,7 @@ struct AppState {
     std::string hub_id = "meta-llama/Llama-3.1-8B";
     std::string hub_base = "https://huggingface.co";
     std::string pasted_config;
+    std::string stack_text;             // the layer-stack editor's JSON (panel_stack.cpp)
     std::string status;                 // last action's message ("Link copied", "Fetch failed: ...")
     bool status_is_error = false;
     std::string load_error;             // a URL hash or file that could not be read
