@@ -4,12 +4,58 @@
 // stack with the layer and the shapes.
 #include "ui.hpp"
 
+#include <sstream>
+
+#include "vramcalc/torch_repr.hpp"
+
 #include <misc/cpp/imgui_stdlib.h>  // after imgui.h (it does not include it)
 
 namespace vramcalc::ui {
 
 using json = nlohmann::json;
 namespace w = widgets;
+
+namespace {
+
+// "3, 224, 224" -> {3, 224, 224} (empty when a size is not a positive integer).
+std::vector<i64> shape_of(const std::string& text) {
+    std::vector<i64> out;
+    std::stringstream in(text);
+    std::string part;
+    while (std::getline(in, part, ',')) {
+        try {
+            const long long v = std::stoll(part);
+            if (v < 1) return {};
+            out.push_back(v);
+        } catch (...) {
+            return {};
+        }
+    }
+    return out;
+}
+
+// A pasted print(model) -> the editor's JSON, with what could not be inferred listed below it.
+void repr_paste(AppState& st) {
+    const float fs = ImGui::GetFontSize();
+    ImGui::TextDisabled("Or paste a PyTorch print(model) (sequential-style models):");
+    ImGui::InputTextMultiline("##repr", &st.repr_text, ImVec2(-1, fs * 5));
+    ImGui::SetNextItemWidth(fs * 8);
+    ImGui::InputText("input shape per sample", &st.repr_input);
+    if (ImGui::Button("Convert to layers")) {
+        const std::vector<i64> shape = shape_of(st.repr_input);
+        auto r = shape.empty() ? Result<ReprImport>{} : layer_stack_from_torch_repr(st.repr_text, shape);
+        if (shape.empty()) set_status(st, "The input shape is a list of positive sizes, e.g. 3, 224, 224.", true);
+        else if (!r.ok()) set_status(st, r.error_text(), true);
+        else {
+            st.stack_text = r->stack.dump(1);
+            st.repr_notes = r->notes;
+            set_status(st, "Converted: check the layers above, then \"Use this stack\".");
+        }
+    }
+    for (const auto& n : st.repr_notes) ImGui::TextWrapped("- %s", n.c_str());
+}
+
+}  // namespace
 
 void GuiLayerStack(AppState& st) {
     const float fs = ImGui::GetFontSize();
@@ -28,6 +74,7 @@ void GuiLayerStack(AppState& st) {
             set_status(st, "A layer stack is a JSON object with \"input\" (the per-sample shape) and \"layers\".", true);
         else w::set(st, "/model", std::move(j));
     }
+    repr_paste(st);
     ImGui::TreePop();
 }
 
