@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_data.hpp"
+#include "vramcalc/curves.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/layer_stack.hpp"
 #include "vramcalc/scenario_json.hpp"
@@ -138,4 +139,11 @@ TEST_CASE("stack estimate: training FLOPs are the stack's forward FLOPs, backwar
     const double fwd = s.model.stack->flops_per_sample() * 64;
     CHECK_THAT(b.speed->model_flops_per_step, WithinRel(3 * fwd, 1e-9));
     CHECK(b.speed->tokens_per_step == 64);
+}
+
+TEST_CASE("stack estimate: memory curves have a batch axis and no length axis") {
+    const Scenario s = test::scenario({{"model", "resnet18"}, {"micro_batch", 32}});
+    const MemoryCurves c = memory_curves(s, estimate(s));
+    CHECK(c.by_batch.size() > 3);
+    CHECK(c.by_length.empty());
 }
