@@ -24,6 +24,7 @@
 #include "vramcalc/hf_config.hpp"
 #include "vramcalc/json_text.hpp"
 #include "vramcalc/planner.hpp"
+#include "vramcalc/layer_stack.hpp"
 #include "vramcalc/presets.hpp"
 #include "vramcalc/scenario_json.hpp"
 #include "vramcalc/validate.hpp"
@@ -147,6 +148,13 @@ int cmd_inspect(const std::vector<std::string>& args, bool as_json) {
     std::vector<std::string> warnings;
     if (const auto* p = catalog().find_model(arg)) {
         spec = p->spec;
+    } else if (file_exists(arg) && vc::is_layer_stack_json(resolve_model_arg(json(arg)))) {
+        auto r = vc::layer_stack_from_json(resolve_model_arg(json(arg)));
+        if (!r.ok()) {
+            print_problems(r.errors);
+            return kBadInput;
+        }
+        spec = vc::model_from_layer_stack(std::move(*r.value), arg);
     } else if (file_exists(arg)) {
         auto r = vc::model_from_config(resolve_model_arg(json(arg)), arg);
         if (!r.ok()) {

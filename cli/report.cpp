@@ -4,7 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 #include "vramcalc/bill_format.hpp"
+#include "vramcalc/layer_stack.hpp"
 #include "vramcalc/units.hpp"
 
 namespace vramcalc::cli {
@@ -141,6 +144,15 @@ std::string render_params(const std::string& name, const ModelSpec& m, const Par
     row("norms", p.norms);
     row("lm_head", p.lm_head);
     if (p.vision > 0) row("vision", p.vision);
+    if (m.stack) {  // a model given by its layers: its own per-sample figures (layer_stack.cpp)
+        const LayerStack& st = *m.stack;
+        o += line("  layer stack: %zu layers, input %s -> output %s, %s trainable, %s buffers\n", st.layers.size(),
+                  nlohmann::json(st.input).dump().c_str(), nlohmann::json(st.output_shape()).dump().c_str(),
+                  format_params_short(st.trainable_parameters).c_str(), format_params_short(st.buffers).c_str());
+        o += line("  per sample: %.1f MiB saved for backward in bf16 (%.1f in fp32), %.3f GFLOPs forward\n",
+                  st.saved_bytes_per_sample(2) / 1048576.0, st.saved_bytes_per_sample(4) / 1048576.0, st.flops_per_sample() / 1e9);
+        return o;
+    }
     o += line("  layers %lld, hidden %lld, heads %lld (kv %lld, head_dim %lld), vocab %lld, %s embeddings\n",
               static_cast<long long>(m.layers), static_cast<long long>(m.hidden), static_cast<long long>(m.heads),
               static_cast<long long>(m.kv_heads), static_cast<long long>(m.head_dim), static_cast<long long>(m.vocab),

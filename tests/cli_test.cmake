@@ -29,6 +29,11 @@ file(WRITE "${tmp}/scenario.json" [=[{"model": "llama-3.1-8b", "method": "lora",
 expect_run(0 "\"components\"" estimate ${tmp}/scenario.json --json)
 file(WRITE "${tmp}/scenario_path.json" "{\"model\": \"${tmp}/config.json\", \"workload\": \"infer\"}")
 expect_run(0 "kv_cache" estimate ${tmp}/scenario_path.json)
+# A layer stack (issue 21): ResNet-50 at micro-batch 64 with its largest micro-batch; a bad stack names the layer.
+expect_run(0 "Largest micro-batch within the target utilisation" estimate --model resnet50 --micro-batch 64)
+file(WRITE "${tmp}/stack.json" [=[{"model": {"input": [3, 8, 8], "layers": [{"type": "conv2d", "out_channels": 4, "kernel_size": 3},
+  {"type": "flatten"}, {"type": "linear", "in_features": 100, "out_features": 10}]}}]=])
+expect_run(2 "model.layers[2] (2): linear expects 100 input features, got 144" estimate ${tmp}/stack.json)
 expect_run(0 "\"params_exact\": 27" validate ${DATA}/param_counts.json --json)
 expect_run(0 "\"formulas_total\": 74" validate ${DATA}/formula_cases.json --json)
 expect_run(0 "\"oom_total\"" validate ${DATA}/measured_runs.json --json)

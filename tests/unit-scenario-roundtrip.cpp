@@ -38,9 +38,31 @@ const std::vector<std::string> kArchs = {"", "volta", "turing", "ampere", "ada",
 const std::vector<std::string> kModules = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj",
                                            "c_attn", "query_key_value", "gate_up_proj", "qkv_proj", "w1", "w3"};
 
-json random_model(Draw& d, bool allow_count_only) {
+// A layer-stack preset (CNNs, ViTs) or its inline {"input", "layers"}: such a model trains data parallel in
+// plain PyTorch, with no freeze method and no RLHF (the reader refuses those; scenario/read.cpp check_stack).
+bool is_stack_model(const json& m) {
+    if (m.is_object()) return m.contains("layers");
+    const ModelPreset* p = m.is_string() ? test::catalog().find_model(m.get<std::string>()) : nullptr;
+    return p && p->spec.stack;
+}
+
+void fit_layer_stack(json& j) {
+    if (!is_stack_model(j["model"])) return;
+    if (j.value("method", "") == "freeze") j["method"] = "full";
+    const std::string f = j.value("framework", "");
+    if (f == "vllm" || f == "llama.cpp") j["framework"] = "hf";
+    std::int64_t split = 1;
+    for (const char* k : {"tp", "pp", "cp", "ep"})
+        if (j.contains(k)) split *= j[k].get<std::int64_t>(), j[k] = 1;
+    if (j.contains("num_gpus")) j["num_gpus"] = j["num_gpus"].get<std::int64_t>() / split;
+    j.erase("rlhf");
+}
+
+json random_model(Draw& d, bool allow_count_only, bool allow_stack = true) {
     const auto& presets = test::catalog().models();
-    const auto& p = d.one(presets);
+    const ModelPreset* pick = &d.one(presets);
+    while (!allow_stack && pick->spec.stack) pick = &d.one(presets);
+    const auto& p = *pick;
     const auto k = d.below(100);
     if (k < 60) return p.id;
     if (k < 85 || !allow_count_only) return json::parse(p.config_json);
@@ -84,7 +106,7 @@ json random_role(Draw& d, bool trained) {
     if (k == 0) return false;
     if (k == 1) return true;
     json r = json::object();
-    if (d.chance(40)) r["model"] = random_model(d, false);
+    if (d.chance(40)) r["model"] = random_model(d, false, false);
     if (trained && d.chance(50)) r["method"] = d.chance(50) ? "full" : "lora";
     if (d.chance(50)) r["precision"] = d.one(allowed_values("precision"));
     if (d.chance(30)) r["sharding"] = d.one(allowed_values("sharding"));
@@ -186,6 +208,7 @@ json random_scenario(Draw& d) {
     }
     if (train && d.chance(20)) j["rlhf"] = random_rlhf(d);
     if (d.chance(5)) j["model_hub_id"] = "org/model";
+    fit_layer_stack(j);
     return j;
 }
 

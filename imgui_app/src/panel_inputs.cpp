@@ -76,7 +76,10 @@ void GuiModel(AppState& st) {
     const float fs = ImGui::GetFontSize();
     const json& model = st.scenario.contains("model") ? st.scenario["model"] : json();
     const std::string current = model.is_string() ? model.get<std::string>() : "";
-    if (model.is_object())
+    if (model.is_object() && model.contains("layers"))
+        ImGui::Text("Model: your layer stack (%s, %zu layers listed)", model.value("name", std::string("unnamed")).c_str(),
+                    model["layers"].is_array() ? model["layers"].size() : std::size_t{0});
+    else if (model.is_object())
         ImGui::Text("Model: your config.json (%s)", model.value("model_type", std::string("unknown type")).c_str());
     else if (const ModelPreset* p = st.catalog->find_model(current))
         ImGui::Text("Model: %s  (%s parameters)", p->name.c_str(), format_params_short(p->params.total).c_str());
@@ -154,6 +157,7 @@ static void model_source(AppState& st) {
         ImGui::TextDisabled("You can also drop a config.json or a scenario file on the window.");
         ImGui::TreePop();
     }
+    GuiLayerStack(st);
 }
 
 void GuiWorkload(AppState& st) {

@@ -343,9 +343,11 @@ void GuiCharts(AppState& st) {
     };
     chart("by_batch", train ? "micro-batch" : "batch", r.curves.by_batch, train ? "micro-batch" : "batch",
           static_cast<double>(train ? r.scenario.micro_batch : r.scenario.batch));
-    if (side) ImGui::SameLine();
-    chart("by_seq", train ? "sequence length" : "prompt length", r.curves.by_length, train ? "seq_len" : "prompt_len",
-          static_cast<double>(train ? r.scenario.seq_len : r.scenario.prompt_len));
+    if (!r.curves.by_length.empty()) {  // none for a layer stack (a fixed input shape)
+        if (side) ImGui::SameLine();
+        chart("by_seq", train ? "sequence length" : "prompt length", r.curves.by_length, train ? "seq_len" : "prompt_len",
+              static_cast<double>(train ? r.scenario.seq_len : r.scenario.prompt_len));
+    }
     if (train && !r.bill.timeline.empty()) {
         ImGui::Text("One training step, allocated memory event by event");
         TimelineChart(r.bill, fs * 6);

@@ -16,6 +16,7 @@ namespace vramcalc::ui {
 // Panels (draw_frame in frame.cpp calls them in page order).
 void GuiHeader(AppState& st);
 void GuiModel(AppState& st);
+void GuiLayerStack(AppState& st);  // panel_stack.cpp: the layer-stack JSON editor in the model panel
 void GuiWorkload(AppState& st);
 void GuiHardware(AppState& st);
 void GuiVerdict(AppState& st);

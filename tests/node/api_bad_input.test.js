@@ -164,6 +164,17 @@ function fuzz(api, n) {
   assert.strictEqual(after.per_gpu.device_bytes, before.per_gpu.device_bytes, 'the bill changed after the bad inputs');
   assert.deepStrictEqual(after, before);
   assert.ok(api.presets().models.length > 0);
+  // A layer stack (issue 21): ResNet-50 at micro-batch 64 gives a bill with its largest micro-batch, and a
+  // stack whose shapes do not line up names the layer and the shapes.
+  const resnet = api.estimate({model: 'resnet50', micro_batch: 64});
+  assert.ok(resnet.max_micro_batch > 64, `resnet50 max_micro_batch ${resnet.max_micro_batch}`);
+  assert.ok(api.presets().models.some(m => m.id === 'resnet50' && m.layer_stack === true));
+  let stackErr = null;
+  try {
+    api.estimate({model: {input: [3, 8, 8], layers: [{type: 'flatten'}, {type: 'linear', in_features: 100, out_features: 10}]}});
+  } catch (e) { stackErr = e; }
+  assert.ok(stackErr && stackErr.problems.some(p => p.field === 'model.layers[1] (1)' && /got 192/.test(p.message)),
+            `bad stack: ${stackErr && JSON.stringify(stackErr.problems)}`);
   console.log(`${N} bad inputs (${cases.length} kinds): ${clean} clean errors with .problems, 0 silent accepts, ` +
               `0 crashes; a good scenario still gives ${after.per_gpu.device_bytes} bytes (${Date.now() - t0} ms)`);
 })().catch(e => { console.error(e && e.stack || e); process.exit(1); });

@@ -53,6 +53,11 @@ struct LayerStack {
     i64 parameters = 0;           // all parameter elements (nn.Module.parameters(), what torchvision's num_params counts)
     i64 trainable_parameters = 0; // those not frozen by "trainable": false
     i64 buffers = 0;
+    // A forward without autograd (inference), per sample, in elements of the activation dtype: the most
+    // tensors alive at once (each from the layer that makes it to the last layer that reads it; the stack's
+    // output lives to the end), and the largest single tensor (a backward's gradient buffers are sized by it).
+    double forward_peak_elements = 0;
+    double largest_tensor_elements = 0;
 
     // Bytes autograd keeps for backward per sample (each tensor counted once however many ops save it).
     double saved_bytes_per_sample(double activation_bytes) const;
@@ -70,6 +75,12 @@ inline constexpr i64 kMaxDimension = i64{1} << 31; // any size or hyper-paramete
 
 Result<LayerStack> layer_stack_from_json(const nlohmann::json& j, const std::string& field_prefix = "");
 Result<LayerStack> layer_stack_from_text(std::string_view text);
+
+// The model description the estimator reads (model.hpp): the stack's param_groups() as the inventory, the
+// stack itself held by the spec for its saved bytes, forward working set and FLOPs.
+ModelSpec model_from_layer_stack(LayerStack stack, std::string name);
+// A JSON object is a layer stack (not a config.json) when it has "layers" and no "model_type".
+bool is_layer_stack_json(const nlohmann::json& j);
 
 // The layer types the reader understands.
 const std::vector<std::string>& layer_stack_types();

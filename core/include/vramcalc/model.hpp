@@ -7,12 +7,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace vramcalc {
 
 using i64 = std::int64_t;
+
+struct LayerStack;  // layer_stack.hpp: a model given by its layers (CNNs, ViTs, custom networks)
 
 // Where a parameter belongs in the breakdown the user sees.
 // `vision`: a multimodal model's vision tower and projector (the encoder a vLLM checkpoint loads beside the
@@ -115,6 +118,11 @@ struct ModelSpec {
     i64 declared_parameters = 0;
 
     std::vector<ParamGroup> params;
+
+    // A model given by its layers (layer_stack.hpp), not by a config.json: `params` is then the stack's
+    // param_groups() and the training and inference bills read the stack's saved bytes and FLOPs from it
+    // (model_from_layer_stack). Null for the transformer families.
+    std::shared_ptr<const LayerStack> stack;
 };
 
 // Exact parameter counts (numel of the HF model class; tied embeddings counted once).

@@ -42,12 +42,14 @@ void training_candidates(const Scenario& sc, std::vector<Candidate>& out) {
         out.push_back({"Micro-batch 1 x " + std::to_string(sc.grad_accum * sc.micro_batch) + " accumulation",
                        "Same effective batch, the activations of one sequence at a time.",
                        {{"micro_batch", 1}, {"grad_accum", sc.grad_accum * sc.micro_batch}}});
-    if (sc.checkpointing == Checkpointing::none || sc.checkpointing == Checkpointing::selective)
+    // A layer stack has no transformer layers to checkpoint (not modelled), no vocabulary and no attention kernel choice.
+    const bool transformer = !sc.model.stack;
+    if (transformer && (sc.checkpointing == Checkpointing::none || sc.checkpointing == Checkpointing::selective))
         out.push_back({"Gradient checkpointing", "Keeps only each layer's input and recomputes the layer in backward (one more forward pass).",
                        {{"checkpointing", "full"}}});
-    if (sc.loss == Loss::standard)
+    if (transformer && sc.loss == Loss::standard)
         out.push_back({"Chunked cross-entropy", "Never materialises the full fp32 logits (vocab x tokens).", {{"loss", "chunked"}}});
-    if (sc.attention == Attention::eager)
+    if (transformer && sc.attention == Attention::eager)
         out.push_back({"SDPA / flash attention", "Does not keep the seq x seq attention scores.", {{"attention", "sdpa"}}});
     if (sc.method != Method::qlora && (sc.optimizer == Optimizer::adamw || sc.optimizer == Optimizer::lion))
         out.push_back({"8-bit AdamW", "Optimizer states in 8 bits with block-wise scales (bitsandbytes).",

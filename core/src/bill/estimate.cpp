@@ -61,8 +61,10 @@ Bill estimate(const Scenario& s) {
         const detail::InferenceLimits lim = detail::inference_limits(s);
         if (!s.model.count_only) {
             b.max_batch = b.max_concurrent_sequences = lim.max_concurrent_sequences;
-            b.max_context = capped(lim.max_context, "longest context");
-            b.serving_matrix = detail::serving_matrix(s);
+            if (!s.model.stack) {
+                b.max_context = capped(lim.max_context, "longest context");
+                b.serving_matrix = detail::serving_matrix(s);
+            }
         }
         detail::estimate_speed(s, b);
         return b;
@@ -71,7 +73,8 @@ Bill estimate(const Scenario& s) {
     const std::int64_t n = solve_max_batch(s, cap);
     // Only meaningful when memory grows with the batch (not for parameter-count-only models).
     if (n < cap) b.max_micro_batch = n;
-    if (!s.model.count_only) {
+    if (s.model.stack) b.notes.push_back("a layer stack has a fixed input shape (model.input): no sequence length to solve for");
+    else if (!s.model.count_only) {
         const std::int64_t len = solve_max_seq_len(s, std::int64_t{1} << 24);
         if (len < (std::int64_t{1} << 24)) b.max_seq_len = capped(len, "longest seq_len");
     }

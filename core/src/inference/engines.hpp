@@ -15,6 +15,9 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w);
 // llama.cpp: ggml buffers for the GPU layers, KV for n_ctx cells, the compute buffer; CPU layers to cpu_bytes.
 void llamacpp_engine(const Scenario& s, Bill& b, const WeightBytes& w);
 
+// A layer-stack model (ModelSpec::stack) in plain PyTorch: weights + the forward's live tensors x batch.
+void stack_engine(const Scenario& s, Bill& b);
+
 // Working memory of one layer's forward over `T` tokens with no autograd (prompt: tokens per sequence).
 double layer_forward_bytes(const Scenario& s, double T, double prompt, double c, double tp);
 

@@ -48,6 +48,10 @@ void inference(const Scenario& s, Bill& b) {
         close_torch_bill(b);
         return;
     }
+    if (m.stack) {
+        stack_engine(s, b);
+        return;
+    }
     bool ok = true;
     WeightBytes w = weight_bytes(m, s.weights, s.group_size, &ok);
     if (!ok && s.checkpoint_bytes == 0) b.warnings.push_back("weights format \"" + s.weights + "\" has no byte rule: counted at 16 bit");

@@ -1,9 +1,11 @@
 #include "vramcalc/catalog.hpp"
 
+#include <optional>
 #include <set>
 
 #include "io/json_reader.hpp"
 #include "vramcalc/hf_config.hpp"
+#include "vramcalc/layer_stack.hpp"
 
 namespace vramcalc {
 
@@ -41,6 +43,26 @@ void check_ecc_pairs(const std::vector<GpuSpec>& gpus, Problems& errors) {
     }
 }
 
+// A layer-stack preset (presets/layer_stacks): {"id", "name", "family", "source", "num_params", "input",
+// "layers"}. Its parameter count must equal the published num_params it cites.
+std::optional<ModelPreset> stack_preset(const json& j, ModelPreset p, Problems& errors) {
+    auto st = layer_stack_from_json(j, "presets." + p.id);
+    if (!st.ok()) {
+        for (auto& e : st.errors) errors.push_back(e);
+        return std::nullopt;
+    }
+    const i64 published = j.value("num_params", i64{0});
+    if (published != st.value->parameters) {
+        errors.push_back({"presets." + p.id + ".num_params", "the layers count " + std::to_string(st.value->parameters) +
+                                                                 " parameters, the preset cites " + std::to_string(published)});
+        return std::nullopt;
+    }
+    p.config_json = json{{"input", j.at("input")}, {"layers", j.at("layers")}}.dump();
+    p.spec = model_from_layer_stack(std::move(*st.value), p.name);
+    p.params = count_parameters(p.spec);
+    return p;
+}
+
 }  // namespace
 
 Result<Catalog> Catalog::parse(const std::vector<std::string_view>& model_files, std::string_view gpus_json) {
@@ -61,11 +83,16 @@ Result<Catalog> Catalog::parse(const std::vector<std::string_view>& model_files,
         p.hub_id = r.string_or("hub_id", "");
         p.family = r.string_or("family", "Other");
         p.source = r.string_or("source", "");
-        if (p.id.empty() || !j.contains("config")) {
-            out.errors.push_back({where, "a model preset needs \"id\" and \"config\""});
+        const bool stack = is_layer_stack_json(j);
+        if (p.id.empty() || (!stack && !j.contains("config"))) {
+            out.errors.push_back({where, "a model preset needs \"id\" and \"config\" (or \"input\" and \"layers\")"});
             continue;
         }
         if (!ids.insert(p.id).second) out.errors.push_back({where, "duplicate preset id \"" + p.id + "\""});
+        if (stack) {
+            if (auto sp = stack_preset(j, p, out.errors)) cat.models_.push_back(std::move(*sp));
+            continue;
+        }
         auto spec = model_from_config(j["config"], p.name, "presets." + p.id + ".config");
         if (!spec.ok()) {
             for (auto& e : spec.errors) out.errors.push_back(e);

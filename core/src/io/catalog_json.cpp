@@ -1,14 +1,19 @@
 #include "vramcalc/catalog_json.hpp"
 
+#include "vramcalc/layer_stack.hpp"
+
 namespace vramcalc {
 
 using nlohmann::json;
 
 json presets_to_json(const Catalog& c) {
     json models = json::array(), gpus = json::array();
-    for (const auto& m : c.models())
-        models.push_back({{"id", m.id}, {"name", m.name}, {"hub_id", m.hub_id}, {"family", m.family},
-                          {"parameters", m.params.total}, {"active_parameters", m.params.active}});
+    for (const auto& m : c.models()) {
+        json row = {{"id", m.id}, {"name", m.name}, {"hub_id", m.hub_id}, {"family", m.family},
+                    {"parameters", m.params.total}, {"active_parameters", m.params.active}};
+        if (m.spec.stack) row["layer_stack"] = true;  // docs/scenario-extensions.md: a model given by its layers
+        models.push_back(std::move(row));
+    }
     for (const auto& g : c.gpus()) {
         json row = {{"id", g.id}, {"name", g.name}, {"vendor", g.vendor}, {"arch", g.arch}, {"memory_bytes", g.memory_bytes},
                     {"memory_basis", g.memory_basis}, {"bf16", g.bf16}, {"peak_bf16_tflops", g.peak_bf16_tflops},
@@ -24,7 +29,7 @@ json presets_to_json(const Catalog& c) {
 
 json model_to_json(const ModelSpec& m, const std::vector<std::string>& warnings) {
     const ParamBreakdown p = count_parameters(m);
-    return {{"name", m.name},
+    json out = {{"name", m.name},
             {"model_type", m.model_type},
             {"parameters", p.total},
             {"active_parameters", p.active},
@@ -39,6 +44,19 @@ json model_to_json(const ModelSpec& m, const std::vector<std::string>& warnings)
             {"vocab", m.vocab},
             {"tied_embeddings", m.tied_embeddings},
             {"warnings", warnings}};
+    if (m.stack) {  // the stack's own figures (model/layer_stack.cpp), per sample
+        const LayerStack& st = *m.stack;
+        out["layer_stack"] = {{"input", st.input},
+                              {"output", st.output_shape()},
+                              {"layers", st.layers.size()},
+                              {"trainable_parameters", st.trainable_parameters},
+                              {"buffers", st.buffers},
+                              {"saved_bytes_per_sample_bf16", st.saved_bytes_per_sample(2)},
+                              {"saved_bytes_per_batch", st.saved_bytes_per_batch()},
+                              {"forward_peak_elements", st.forward_peak_elements},
+                              {"flops_per_sample", st.flops_per_sample()}};
+    }
+    return out;
 }
 
 json catalog_fits_to_json(const std::vector<CatalogFit>& fits) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 
 #include "vramcalc/json_text.hpp"
 
@@ -29,6 +30,7 @@ struct Storage {
     bool saved = false;
     bool index = false;  // int64 token ids (embedding input): its bytes are counted by the embedding
     bool requires_grad = false;  // produced by a layer that trains or from a tensor that requires grad
+    i64 first = 0, last = 0;     // the layer that makes it and the last layer that reads it (forward liveness)
 };
 
 struct Walker {
@@ -149,6 +151,9 @@ struct Walker {
             if (!resolve(l.at("from"), where, others)) return false;
             for (const auto& o : others) in.others.push_back(o.shape);
         }
+        const i64 at_layer = static_cast<i64>(stack.layers.size());
+        storages[static_cast<std::size_t>(src.tensor)].last = at_layer;
+        for (const auto& o : others) storages[static_cast<std::size_t>(o.tensor)].last = at_layer;
         in.shape = src.shape;
         in.is_index = storages[static_cast<std::size_t>(src.tensor)].index;
         auto res = apply_layer(l, type, qualified, in, where, errors);
@@ -174,7 +179,7 @@ struct Walker {
         Value out{src.tensor, res->shape};
         if (!res->alias_input) {
             out.tensor = static_cast<int>(storages.size());
-            storages.push_back({static_cast<double>(*numel(res->shape)), false, false, false});
+            storages.push_back({static_cast<double>(*numel(res->shape)), false, false, false, at_layer, at_layer});
         }
         storages[static_cast<std::size_t>(out.tensor)].requires_grad = recorded;
         if (recorded) {
@@ -186,6 +191,21 @@ struct Walker {
         stack.layers.push_back(std::move(L));
         cur = out;
         return true;
+    }
+
+    // The forward working set without autograd: each tensor is alive from its producer to its last reader
+    // (a difference array over the layers), the final output to the end.
+    void liveness(int output) {
+        const std::size_t n = stack.layers.size();
+        std::vector<double> delta(n + 1, 0.0);
+        storages[static_cast<std::size_t>(output)].last = static_cast<i64>(n) - 1;
+        for (const auto& s : storages) {
+            delta[static_cast<std::size_t>(s.first)] += s.elements;
+            delta[static_cast<std::size_t>(std::max(s.first, s.last)) + 1] -= s.elements;
+            stack.largest_tensor_elements = std::max(stack.largest_tensor_elements, s.elements);
+        }
+        double live = 0;
+        for (std::size_t i = 0; i < n; ++i) stack.forward_peak_elements = std::max(stack.forward_peak_elements, live += delta[i]);
     }
 
     bool walk(const json& layers, const std::string& path, const std::string& prefix, int depth, bool trains, Value& cur) {
@@ -247,6 +267,7 @@ Result<LayerStack> layer_stack_from_json(const nlohmann::json& j, const std::str
     w.storages.push_back({static_cast<double>(*numel(st.input)), false, tokens, false});
     Value cur{0, st.input};
     if (!w.walk(layers, p + "layers", "", 0, true, cur)) return res;
+    w.liveness(cur.tensor);
     Checked params = 0, trainable = 0, buffers = 0;
     for (const auto& l : st.layers) {
         for (const auto& g : l.params) {
@@ -294,6 +315,20 @@ double LayerStack::flops_per_sample() const {
     double sum = 0;
     for (const auto& l : layers) sum += l.flops;
     return sum;
+}
+
+bool is_layer_stack_json(const nlohmann::json& j) {
+    return j.is_object() && j.contains("layers") && !j.contains("model_type");
+}
+
+ModelSpec model_from_layer_stack(LayerStack stack, std::string name) {
+    ModelSpec m;
+    m.name = std::move(name);
+    m.model_type = "layer_stack";
+    m.arch = Arch::encoder;  // no causal decoding, no KV cache
+    m.params = stack.param_groups();
+    m.stack = std::make_shared<const LayerStack>(std::move(stack));
+    return m;
 }
 
 std::vector<ParamGroup> LayerStack::param_groups() const {

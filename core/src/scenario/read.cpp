@@ -7,6 +7,7 @@
 #include "rows.hpp"
 #include "vramcalc/hf_config.hpp"
 #include "vramcalc/json_text.hpp"
+#include "vramcalc/layer_stack.hpp"
 #include "vramcalc/scenario_json.hpp"
 
 namespace vramcalc {
@@ -49,6 +50,18 @@ void read_model(ReadContext& c, const ScenarioKey&) {
         s.model.count_only = true;
         s.model.declared_parameters = r.integer({"parameters"}, 1, std::int64_t{1} << 46).value_or(0);
         s.model_ref = "parameters";
+        return;
+    }
+    if (is_layer_stack_json(m)) {  // a model given by its layers (layer_stack.hpp)
+        auto st = layer_stack_from_json(m, "model");
+        if (!st.ok()) {
+            for (auto& e : st.errors) c.out.errors.push_back(e);
+            return;
+        }
+        const std::string name = m.contains("name") && m["name"].is_string() ? m["name"].get<std::string>() : "layer stack";
+        s.model = model_from_layer_stack(std::move(*st.value), utf8_prefix(name, 120));
+        s.model_ref = "inline";
+        s.model_config = compact_json(m);
         return;
     }
     auto spec = model_from_config(m, "inline config.json", "model");
@@ -178,6 +191,13 @@ void check_layout(const Scenario& s, FieldReader& r) {
                           num(model_parallel) + " = " + num(dp) + " (experts are split across data-parallel ranks): "
                           "raise num_gpus to a multiple of " + num(model_parallel * s.ep) + " or lower ep");
     if (m.count_only) return;
+    if (m.stack) {  // a layer stack trains data parallel: Megatron's splits need transformer layers
+        for (auto [key, v] : {std::pair<const char*, std::int64_t>{"tp", s.tp}, {"pp", s.pp}, {"cp", s.cp}, {"ep", s.ep}})
+            if (v > 1)
+                r.error(key, num(v) + " on a layer-stack model: tp, pp, cp and ep split transformer layers; a layer stack "
+                             "runs data parallel (num_gpus with sharding), allowed " + std::string(key) + " 1");
+        return;
+    }
     if (s.ep > 1 && m.moe.experts == 0)
         r.error("ep", num(s.ep) + " needs a mixture-of-experts model; model \"" + utf8_prefix(m.name, 60) + "\" has no experts (allowed: ep 1)");
     else if (s.ep > m.moe.experts && m.moe.experts > 0)
@@ -207,7 +227,19 @@ void check_method_keys(const json& doc, const Scenario& s, std::vector<std::stri
     }
 }
 
+// What a layer-stack model cannot be run with: the settings below are defined on transformer layers.
+void check_stack(const Scenario& s, FieldReader& r) {
+    if (!s.model.stack) return;
+    if (s.workload == Workload::train && s.method == Method::freeze)
+        r.error("method", "\"freeze\" trains the last N transformer layers; a layer stack freezes with \"trainable\": false "
+                          "on its layers or blocks (allowed: full, lora, qlora)");
+    if (s.framework == Framework::vllm || s.framework == Framework::llamacpp)
+        r.error("framework", std::string("\"") + to_string(s.framework) + "\" serves transformer language models; a layer "
+                             "stack runs in plain PyTorch (allowed: hf, torchtune, litgpt, deepspeed, megatron)");
+}
+
 void check_cross_fields(const Scenario& s, FieldReader& r) {
+    check_stack(s, r);
     if (s.method == Method::qlora && s.quantization == Quantization::none)
         r.error("quantization", "method \"qlora\" needs a quantized base: nf4, nf4-dq, int8, gptq-int4 or awq-int4");
     if (s.optimizer_in_backward && s.grad_accum > 1)
@@ -239,6 +271,8 @@ Result<Scenario> scenario_from_json(const nlohmann::json& j, const Catalog& cat)
     check_cross_fields(s, r);
     check_method_keys(j, s, out.warnings);
     read_rlhf(c, key_of("rlhf"));  // last: its roles follow the policy's settings
+    if (s.model.stack && s.rlhf.algorithm != RlhfAlgorithm::none)
+        r.error("rlhf", "RLHF trains language models; a layer-stack model has no tokens to generate (leave rlhf out)");
 
     if (out.errors.empty()) out.value = std::move(s);
     return out;

@@ -495,7 +495,8 @@ std::string encode_url_state(const json& scenario) {
     if (!scenario.is_object()) return out;
     auto one = [&](const std::string& k, const json& v) {
         if (k.empty() || k == "v" || k == "config") return;  // reserved by the format (docs/url-state.md)
-        if (k == "model" && v.is_object() && (v.contains("model_type") || v.contains("architectures"))) {
+        // An inline config.json or layer stack ({"input", "layers"}) travels whole, as base64url JSON.
+        if (k == "model" && v.is_object() && (v.contains("model_type") || v.contains("architectures") || v.contains("layers"))) {
             out += "&config=";
             out += base64url_encode(dump_compact(v));
             return;

@@ -28,6 +28,7 @@ MemoryCurves memory_curves(const Scenario& s, const Bill& bill) {
         (c.train ? probe.micro_batch : probe.batch) = b;
         c.by_batch.push_back({b, estimate_peak(probe).device_bytes, false});
     }
+    if (s.model.stack) return c;  // a layer stack has a fixed input shape: no length axis
     probe = s;
     const std::int64_t own_len = c.train ? s.seq_len : s.prompt_len;
     const std::int64_t limit = s.model.max_positions;

@@ -57,6 +57,7 @@ InferenceLimits inference_limits(const Scenario& base) {
     } else {
         r.max_concurrent_sequences = largest(1 << 16, [](Scenario& t, std::int64_t n) { t.batch = n; });
     }
+    if (base.model.stack) return r;  // a fixed input shape: no context to solve for
     if (base.framework == Framework::llamacpp) {
         r.max_context = largest(std::int64_t{1} << 24, [](Scenario& t, std::int64_t n) {
             t.n_ctx = n;
@@ -163,12 +164,12 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
         }
         if (!shared) {
             f.max_batch = solve_max_batch(s, batch_cap);
-            if (!s.model.count_only) f.max_seq_len = solve_max_seq_len(s, len_cap);
+            if (!s.model.count_only && !s.model.stack) f.max_seq_len = solve_max_seq_len(s, len_cap);
             continue;
         }
         const double budget = room(g);
         f.max_batch = by_batch.largest_within(budget, batch_cap);
-        if (!s.model.count_only) f.max_seq_len = by_len.largest_within(budget, len_cap);
+        if (!s.model.count_only && !s.model.stack) f.max_seq_len = by_len.largest_within(budget, len_cap);
     }
     return out;
 }

@@ -8,6 +8,7 @@
 #include "model/framework_layout.hpp"
 #include "time/flops.hpp"
 #include "time/speed.hpp"
+#include "vramcalc/layer_stack.hpp"
 
 namespace vramcalc::detail {
 namespace {
@@ -78,6 +79,11 @@ void inference_speed(const Scenario& s, const Bill& b, Speed& sp) {
     const ModelSpec& m = s.model;
     const double rate = peak_flops_per_s(s.gpu) * sp.mfu, bw = peak_bytes_per_s(s.gpu);
     if (rate <= 0 || bw <= 0 || m.count_only) return;
+    if (m.stack) {  // one forward of the batch (model/layer_stack.cpp FLOPs per sample), compute-bound
+        sp.prefill_s = static_cast<double>(s.batch) * m.stack->flops_per_sample() / rate;
+        sp.bound = "compute";
+        return;
+    }
     const Split split = split_of(s);
     const double tp = static_cast<double>(split.tp), pp = static_cast<double>(split.pp);
     const double batch = static_cast<double>(s.batch), prompt = static_cast<double>(s.prompt_len);

@@ -4,6 +4,7 @@
 
 #include "model/framework_layout.hpp"
 #include "model/lora_targets.hpp"
+#include "vramcalc/layer_stack.hpp"
 
 namespace vramcalc::detail {
 
@@ -53,9 +54,23 @@ TokenFlops token_flops(const Scenario& s, const ModelSpec& m, double context) {
     return f;
 }
 
+// A layer stack: its forward FLOPs per sample from the stack's reader (model/layer_stack.cpp: 2 x the
+// multiply-accumulates of convs, linears and attention); backward 2x for layers whose weights train, 1x
+// (input gradients) for frozen ones. A "token" of the step is one sample.
+StepFlops stack_training_flops(const Scenario& s, double dp) {
+    StepFlops st;
+    st.tokens = static_cast<double>(s.micro_batch) * static_cast<double>(s.grad_accum) * dp;
+    for (const auto& l : s.model.stack->layers) {
+        st.forward += st.tokens * l.flops;
+        st.backward += st.tokens * l.flops * (l.trainable && s.method != Method::lora && s.method != Method::qlora ? 2 : 1);
+    }
+    return st;
+}
+
 StepFlops training_flops(const Scenario& s) {
     StepFlops st;
     if (s.model.count_only) return st;
+    if (s.model.stack) return stack_training_flops(s, static_cast<double>(std::max<std::int64_t>(1, s.num_gpus)));
     // LitGPT builds its own layout (an untied head is an extra matmul of the same size: same FLOPs).
     const ModelSpec litgpt = s.framework == Framework::litgpt ? litgpt_layout(s.model) : ModelSpec{};
     const ModelSpec& m = s.framework == Framework::litgpt ? litgpt : s.model;

@@ -9,6 +9,7 @@
 #include "common/format.hpp"
 #include "parallel/layout.hpp"
 #include "time/flops.hpp"
+#include "vramcalc/layer_stack.hpp"
 
 namespace vramcalc::detail {
 namespace {
@@ -118,6 +119,7 @@ void estimate_speed(const Scenario& s, Bill& b) {
                                       : "no published MFU for " + s.gpu.arch + "; Hopper's used";
     sp.basis = "roofline: compute at " + whole(sp.mfu * 100) + " % MFU of " + printf_string("%.4g", s.gpu.peak_bf16_tflops) +
                " dense bf16 TFLOPS (" + why + "), memory at " + whole(s.gpu.memory_bandwidth_gbps) + " GB/s peak";
+    if (s.model.stack) sp.basis = "a layer stack: one token = one sample; " + sp.basis;
     if (s.workload == Workload::train) training_speed(s, b, sp);
     else inference_speed(s, b, sp);
     // Time for the dataset: training reads dataset_tokens once per epoch at the job's tokens/s; inference

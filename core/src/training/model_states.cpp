@@ -10,6 +10,7 @@
 #include "common/checked.hpp"
 #include "common/format.hpp"
 #include "model/lora_targets.hpp"
+#include "vramcalc/layer_stack.hpp"
 
 namespace vramcalc::detail {
 namespace {
@@ -38,6 +39,8 @@ void full_or_freeze(const Scenario& s, const ModelSpec& m, const ParamBreakdown&
     const double L = static_cast<double>(std::max<i64>(1, m.layers));
     const double head_params = static_cast<double>(p.embeddings + p.lm_head) + static_cast<double>(m.hidden);
     st.trainable = s.method == Method::full ? total : freeze_trainable(m, s.trainable_layers);
+    // A layer stack freezes with "trainable": false on its layers (layer_stack.cpp counts what remains).
+    if (m.stack) st.trainable = static_cast<double>(m.stack->trainable_parameters);
     b.trainable_parameters = saturated_bytes(st.trainable);
     add_line(b, "weights", total * r.weight, count_short(total) + " params x " + bytes_per(r.weight) + " (" + r.note + ")");
     add_line(b, "master_weights", st.trainable * r.master, count_short(st.trainable) + " trainable x 4 B fp32 master copy");
@@ -45,7 +48,7 @@ void full_or_freeze(const Scenario& s, const ModelSpec& m, const ParamBreakdown&
         if (m.count_only) st.opt = 4.0 * st.trainable;
         else
             for (const auto& g : m.params) st.opt += adafactor_bytes(g.rows, g.cols, g.count);
-        if (s.method == Method::freeze) st.opt *= st.trainable / total;
+        if (s.method == Method::freeze || m.stack) st.opt *= total > 0 ? st.trainable / total : 0;
     } else {
         st.opt = st.trainable * optimizer_bytes_per_param(s.optimizer, r.state);
     }
@@ -180,6 +183,13 @@ TrainedStates model_states(const Scenario& s, const ModelSpec& m, const ParamBre
     if (s.method == Method::lora || s.method == Method::qlora) lora_or_qlora(s, m, p, r, b, st);
     else if (s.method == Method::llama_adapter || s.method == Method::adapter_v2) adapter_states(s, m, p, r, b, st);
     else full_or_freeze(s, m, p, r, b, st);
+    // A layer stack is one unit of the step timeline (stack_training.cpp): all its gradients appear when
+    // its backward starts, beside all its saved activations (an upper bound by the gradients of the layers
+    // whose backward has not run yet).
+    if (m.stack) {
+        st.grad_head = st.grad_total;
+        st.grad_per_layer = 0;
+    }
     return st;
 }
 

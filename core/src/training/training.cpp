@@ -12,6 +12,7 @@
 #include "training/activations.hpp"
 #include "training/loss.hpp"
 #include "training/model_states.hpp"
+#include "training/stack_training.hpp"
 #include "training/training_step.hpp"
 
 namespace vramcalc::detail {
@@ -153,7 +154,7 @@ std::string activation_inputs(const Scenario& s, const ModelSpec& m, const Activ
 
 void training(const Scenario& s, Bill& b) {
     // LitGPT builds its own module layout from the checkpoint (model/framework_layout.cpp).
-    const bool own_layout = s.framework == Framework::litgpt && !s.model.count_only;
+    const bool own_layout = s.framework == Framework::litgpt && !s.model.count_only && !s.model.stack;
     const ModelSpec litgpt = own_layout ? litgpt_layout(s.model) : ModelSpec{};
     const ModelSpec& m = own_layout ? litgpt : s.model;
     TrainedStates st = model_states(s, m, count_parameters(m), b);
@@ -180,6 +181,7 @@ void training(const Scenario& s, Bill& b) {
     const ActivationSetup a = activation_setup(s, st.adapter_bytes);
     std::string act_detail, loss_detail;
     if (m.count_only) b.warnings.push_back("activations need the model's shapes: give a config.json, not only a parameter count");
+    else if (m.stack) act_detail = stack_activation_inputs(s, m, a, in, loss_detail, b.warnings);
     else act_detail = activation_inputs(s, m, a, in, loss_detail);
 
     // Several GPUs, sharding, offload: the most loaded rank's share (parallel.cpp).

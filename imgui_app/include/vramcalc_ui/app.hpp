@@ -68,6 +68,10 @@ struct AppState {
     std::string hub_id = "meta-llama/Llama-3.1-8B";
     std::string hub_base = "https://huggingface.co";
     std::string pasted_config;
+    std::string stack_text;             // the layer-stack editor's JSON (panel_stack.cpp)
+    std::string repr_text;              // a pasted print(model), converted into stack_text
+    std::string repr_input = "3, 224, 224";  // the per-sample input shape the repr does not say
+    std::vector<std::string> repr_notes;     // what the conversion could not infer
     std::string status;                 // last action's message ("Link copied", "Fetch failed: ...")
     bool status_is_error = false;
     std::string load_error;             // a URL hash or file that could not be read

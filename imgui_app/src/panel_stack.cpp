@@ -1,0 +1,81 @@
+// The model panel's layer-stack editor: a CNN, ViT or custom network as {"input", "layers"} JSON
+// (core/include/vramcalc/layer_stack.hpp lists the layer types). It starts from the chosen layer-stack
+// preset or the inline stack in use; "Use this stack" puts it in the scenario, whose reader reports a bad
+// stack with the layer and the shapes.
+#include "ui.hpp"
+
+#include <sstream>
+
+#include "vramcalc/torch_repr.hpp"
+
+#include <misc/cpp/imgui_stdlib.h>  // after imgui.h (it does not include it)
+
+namespace vramcalc::ui {
+
+using json = nlohmann::json;
+namespace w = widgets;
+
+namespace {
+
+// "3, 224, 224" -> {3, 224, 224} (empty when a size is not a positive integer).
+std::vector<i64> shape_of(const std::string& text) {
+    std::vector<i64> out;
+    std::stringstream in(text);
+    std::string part;
+    while (std::getline(in, part, ',')) {
+        try {
+            const long long v = std::stoll(part);
+            if (v < 1) return {};
+            out.push_back(v);
+        } catch (...) {
+            return {};
+        }
+    }
+    return out;
+}
+
+// A pasted print(model) -> the editor's JSON, with what could not be inferred listed below it.
+void repr_paste(AppState& st) {
+    const float fs = ImGui::GetFontSize();
+    ImGui::TextDisabled("Or paste a PyTorch print(model) (sequential-style models):");
+    ImGui::InputTextMultiline("##repr", &st.repr_text, ImVec2(-1, fs * 5));
+    ImGui::SetNextItemWidth(fs * 8);
+    ImGui::InputText("input shape per sample", &st.repr_input);
+    if (ImGui::Button("Convert to layers")) {
+        const std::vector<i64> shape = shape_of(st.repr_input);
+        auto r = shape.empty() ? Result<ReprImport>{} : layer_stack_from_torch_repr(st.repr_text, shape);
+        if (shape.empty()) set_status(st, "The input shape is a list of positive sizes, e.g. 3, 224, 224.", true);
+        else if (!r.ok()) set_status(st, r.error_text(), true);
+        else {
+            st.stack_text = r->stack.dump(1);
+            st.repr_notes = r->notes;
+            set_status(st, "Converted: check the layers above, then \"Use this stack\".");
+        }
+    }
+    for (const auto& n : st.repr_notes) ImGui::TextWrapped("- %s", n.c_str());
+}
+
+}  // namespace
+
+void GuiLayerStack(AppState& st) {
+    const float fs = ImGui::GetFontSize();
+    if (!ImGui::TreeNode("Layer stack (CNN, ViT, your own layers) as JSON")) return;
+    const json& model = st.scenario.contains("model") ? st.scenario["model"] : json();
+    const ModelPreset* preset = model.is_string() ? st.catalog->find_model(model.get<std::string>()) : nullptr;
+    const bool preset_stack = preset && preset->spec.stack;
+    const bool inline_stack = model.is_object() && model.contains("layers");
+    if ((preset_stack || inline_stack) && ImGui::Button(preset_stack ? "Edit the chosen preset's layers" : "Edit the stack in use"))
+        st.stack_text = (preset_stack ? json::parse(preset->config_json) : model).dump(1);
+    ImGui::TextDisabled("{\"input\": [3, 224, 224], \"layers\": [{\"type\": \"conv2d\", \"out_channels\": 64, ...}, ...]}");
+    ImGui::InputTextMultiline("##stack", &st.stack_text, ImVec2(-1, fs * 10));
+    if (ImGui::Button("Use this stack")) {
+        json j = json::parse(st.stack_text, nullptr, false);
+        if (j.is_discarded() || !j.is_object() || !j.contains("layers"))
+            set_status(st, "A layer stack is a JSON object with \"input\" (the per-sample shape) and \"layers\".", true);
+        else w::set(st, "/model", std::move(j));
+    }
+    repr_paste(st);
+    ImGui::TreePop();
+}
+
+}  // namespace vramcalc::ui
