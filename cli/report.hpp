@@ -9,6 +9,8 @@
 #include "vramcalc/catalog.hpp"
 #include "vramcalc/validate.hpp"
 
+#include "vramcalc/import.hpp"
+
 namespace vramcalc::cli {
 
 std::string render_bill(const Bill& b);
@@ -17,6 +19,8 @@ std::string render_advice(const AdvicePlan& plan, const Bill& before);
 std::string render_params(const std::string& name, const ModelSpec& m, const ParamBreakdown& p);
 std::string render_validation(const ValidationReport& r);
 std::string render_presets(const Catalog& c);
+// `vramcalc import`: the report (import_report.cpp).
+std::string render_import_report(const ImportReport& r);
 
 // One reference file for `vramcalc validate --markdown`: the whole file's report, one report per
 // public source (entries grouped by their "source" field) and, per entry, its source index and a
