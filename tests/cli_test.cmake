@@ -44,3 +44,16 @@ expect_run(2 "num_hidden_layers" inspect ${tmp}/bad_config.json)
 expect_run(2 "unknown command" frobnicate)
 expect_run(2 "needs a value" estimate --model)
 expect_run(0 "full-catalog solve" bench)
+
+# Import (docs/imports.md): scenario JSON on stdout, the report on stderr; --from feeds estimate.
+execute_process(COMMAND ${CLI} import ${DATA}/imports/vllm_serve_qwen3_14b.sh RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_QUIET)
+if(_rc EQUAL 0)  # built with yaml-cpp
+  expect_run(0 "\"max_model_len\": 16384" import ${DATA}/imports/vllm_serve_qwen3_14b.sh)
+  expect_run(0 "--tensor-parallel-size 4 -> tp" import ${DATA}/imports/vllm_serve_qwen3_14b.sh)
+  expect_run(0 "\"unknown\": []" import ${DATA}/imports/axolotl_llama3_qlora.yml --json)
+  expect_run(0 "imported axolotl" estimate --from ${DATA}/imports/axolotl_llama3_qlora.yml --gpu rtx-4090)
+  expect_run(0 "zero3" estimate --from ${DATA}/imports/deepspeed_ds_z3_offload_config.json --model llama-3.1-8b --num-gpus 8 --json)
+  file(WRITE "${tmp}/bad.yaml" "stage: sft\nlora_rank: eight\n")
+  expect_run(2 "line 2, key lora_rank" import ${tmp}/bad.yaml)
+  expect_run(2 "model: missing" estimate --from ${DATA}/imports/accelerate_fsdp_qlora.yaml)
+endif()
