@@ -24,11 +24,6 @@ void target_linear(Importer& im, const Entry& e) {
     else if (v) im.ignore(e, "false: lora_target_modules");
 }
 void sequence_len(Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("seq_len", *v, e); }
-void optimizer(Importer& im, const Entry& e) {
-    const std::string o = optimizer_from_name(e.value);
-    if (o.empty()) return im.ignore(e, "an optimizer the bill does not model (adamw assumed)");
-    im.set("optimizer", o, e);
-}
 void bf16(Importer& im, const Entry& e) {
     const std::string v = lower(e.value);
     if (v == "auto" || v == "true") return im.set("precision", "bf16-mixed", e);
@@ -59,7 +54,7 @@ const Rule kAxolotl[] = {
      }},
     {"sequence_len", sequence_len}, {"micro_batch_size", [](Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("micro_batch", *v, e); }},
     {"gradient_accumulation_steps", [](Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("grad_accum", *v, e); }},
-    {"optimizer", optimizer}, {"bf16", bf16},
+    {"optimizer", read_optimizer}, {"bf16", bf16},
     {"fp16", [](Importer& im, const Entry& e) { if (auto v = im.boolean(e); v && *v) im.set("precision", "fp16-mixed", e); else if (v) im.ignore(e, "false"); }},
     {"gradient_checkpointing", [](Importer& im, const Entry& e) { if (auto v = im.boolean(e)) im.set("checkpointing", *v ? "full" : "none", e); }},
     {"flash_attention", flash}, {"sdp_attention", sdp},

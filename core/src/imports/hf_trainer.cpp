@@ -31,11 +31,6 @@ void fp16(Importer& im, const Entry& e) {
 void checkpointing(Importer& im, const Entry& e) {
     if (auto v = im.boolean(e)) im.set("checkpointing", *v ? "full" : "none", e);
 }
-void optim(Importer& im, const Entry& e) {
-    const std::string o = optimizer_from_name(e.value);
-    if (o.empty()) return im.ignore(e, "an optimizer the bill does not model (adamw assumed)");
-    im.set("optimizer", o, e);
-}
 void attention(Importer& im, const Entry& e) {
     const std::string v = lower(e.value);
     if (v == "eager") im.set("attention", "eager", e);
@@ -114,7 +109,7 @@ const Rule kHf[] = {
     {"bf16", bf16},
     {"fp16", fp16},
     {"gradient_checkpointing", checkpointing},
-    {"optim", optim},
+    {"optim", read_optimizer},
     {"attn_implementation", attention},
     {"fsdp", fsdp},
     {"fsdp_config.*", nullptr, kNotModelled},
@@ -172,6 +167,12 @@ std::string optimizer_from_name(std::string_view name) {
     if (n.find("adam") != std::string::npos) return "adamw";
     if (n == "sgd" || n.find("optim.sgd") != std::string::npos) return "sgd";
     return "";
+}
+
+void read_optimizer(Importer& im, const Entry& e) {
+    const std::string o = optimizer_from_name(e.value);
+    if (o.empty()) return im.ignore(e, "an optimizer the bill does not model (adamw assumed)");
+    im.set("optimizer", o, e);
 }
 
 std::span<const Rule> hf_training_argument_rules() { return kHf; }

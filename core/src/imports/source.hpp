@@ -102,5 +102,7 @@ void import_peft(Importer& im, std::span<const Entry> entries);
 std::span<const Rule> hf_training_argument_rules();
 // An optimizer name of HF's `optim`, axolotl's `optimizer` or torchtune's component: the scenario value or "".
 std::string optimizer_from_name(std::string_view name);
+// The handler of such a key: sets `optimizer`, or reports a name the bill does not model.
+void read_optimizer(Importer& im, const Entry& e);
 
 }  // namespace vramcalc::imports

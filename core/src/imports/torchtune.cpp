@@ -65,11 +65,6 @@ void offloading(Importer& im, const Entry& e) {
     if (auto v = im.boolean(e); v && *v) im.set("checkpointing", "offload", e, "activations of each layer go to CPU memory");
     else if (v) im.ignore(e, "false");
 }
-void optimizer(Importer& im, const Entry& e) {
-    const std::string o = optimizer_from_name(e.value);
-    if (o.empty()) return im.ignore(e, "an optimizer the bill does not model (adamw assumed)");
-    im.set("optimizer", o, e);
-}
 void loss(Importer& im, const Entry& e) {
     const std::string v = e.value;
     if (v.find("LinearCrossEntropyLoss") != std::string::npos || v.find("Chunked") != std::string::npos)
@@ -97,7 +92,7 @@ const Rule kTorchtune[] = {
     {"enable_activation_offloading", offloading}, {"enable_activation_checkpointing", checkpointing},
     {"compile", [](Importer& im, const Entry& e) { boolean_key(im, e, "compile"); }},
     {"optimizer_in_bwd", [](Importer& im, const Entry& e) { boolean_key(im, e, "optimizer_in_backward"); }},
-    {"optimizer._component_", optimizer}, {"loss._component_", loss},
+    {"optimizer._component_", read_optimizer}, {"loss._component_", loss},
     {"fsdp_cpu_offload", [](Importer& im, const Entry& e) {
          if (auto v = im.boolean(e); v && *v) im.set("offload", "optimizer+params", e); else if (v) im.ignore(e, "false");
      }},
