@@ -26,6 +26,7 @@
 #include "vramcalc/planner.hpp"
 #include "vramcalc/presets.hpp"
 #include "vramcalc/scenario_json.hpp"
+#include "vramcalc/serving_matrix.hpp"
 #include "vramcalc/validate.hpp"
 
 using nlohmann::json;
@@ -292,12 +293,15 @@ int cmd_estimate(const std::vector<std::string>& args, bool as_json) {
     // What to change when the run does not fit within its target (the core's advisor, as in the page).
     const bool needs_advice = vc::verdict_of(bill) != vc::Verdict::fits;
     const vc::AdvicePlan plan = needs_advice ? vc::plan_changes(read, catalog()) : vc::AdvicePlan{};
+    // Serving: the context x concurrency matrix (vramcalc/serving_matrix.hpp).
+    const vc::ServingMatrix matrix = vc::serving_matrix(*sc);
     if (as_json) {
         json j = vc::bill_to_json(bill);
         if (needs_advice) j["advice"] = vc::advice_to_json(plan);
+        if (!matrix.empty()) j["serving_matrix"] = vc::serving_matrix_to_json(matrix);
         std::cout << dump(j) << "\n";
     } else {
-        std::cout << vc::cli::render_bill(bill) << vc::cli::render_advice(plan, bill);
+        std::cout << vc::cli::render_bill(bill) << vc::cli::render_serving_matrix(matrix) << vc::cli::render_advice(plan, bill);
     }
     return kOk;
 }

@@ -45,6 +45,10 @@ expect_run(2 "unknown command" frobnicate)
 expect_run(2 "needs a value" estimate --model)
 expect_run(0 "full-catalog solve" bench)
 
+# Serving: the context x concurrency matrix in the bill JSON and the text table.
+expect_run(0 "\"serving_matrix\"" estimate --model qwen2.5-7b --workload infer --framework vllm --json)
+expect_run(0 "concurrent sequences per context length" estimate --model llama-3.1-8b --workload infer --framework llama.cpp --weights gguf-q4_k_m)
+
 # Import (docs/imports.md): scenario JSON on stdout, the report on stderr; --from feeds estimate.
 execute_process(COMMAND ${CLI} import ${DATA}/imports/vllm_serve_qwen3_14b.sh RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_QUIET)
 if(_rc EQUAL 0)  # built with yaml-cpp

@@ -26,6 +26,7 @@
 #include "vramcalc/json_text.hpp"
 #include "vramcalc/presets.hpp"
 #include "vramcalc/scenario_json.hpp"
+#include "vramcalc/serving_matrix.hpp"
 
 namespace {
 
@@ -122,6 +123,8 @@ EMSCRIPTEN_KEEPALIVE const char* vramcalc_api_estimate(const char* scenario_json
         const vramcalc::Bill bill = vramcalc::estimate(*sc);
         json out_bill = vramcalc::bill_to_json(bill);
         add_reader_warnings(out_bill, warnings);
+        // Serving: context length x concurrency (the CLI's table; empty for training).
+        if (const auto m = vramcalc::serving_matrix(*sc); !m.empty()) out_bill["serving_matrix"] = vramcalc::serving_matrix_to_json(m);
         // What to change when it does not fit within its target: the same ranked list as the page and the CLI.
         if (vramcalc::verdict_of(bill) != vramcalc::Verdict::fits) {
             std::string why;
