@@ -29,7 +29,7 @@ Scenario at_context(const Scenario& base, std::int64_t len) {
 
 std::int64_t max_concurrency(const Scenario& base, std::int64_t len) {
     Scenario t = at_context(base, len);
-    if (t.framework != Framework::llamacpp) return detail::inference_limits(t).max_concurrent_sequences;
+    if (t.framework != Framework::llamacpp) return detail::max_concurrent_sequences(t);
     // llama.cpp shares its n_ctx cells between slots (-np): n sequences of len tokens need n x len cells.
     const double budget = static_cast<double>(t.gpu.memory_bytes) * t.target_utilization;
     return detail::largest_fitting(kConcurrencyCap, [&](std::int64_t n) {

@@ -33,38 +33,49 @@ std::int64_t solve_max_seq_len(const Scenario& base, std::int64_t cap) {
 
 namespace detail {
 
-InferenceLimits inference_limits(const Scenario& base) {
-    InferenceLimits r;
-    // A scenario "fits" for a solver when the engine can serve it: vLLM needs the pool to hold the
-    // sequences; the others need device memory within target_utilization of the GPU.
-    auto serves = [&](const Scenario& t) {
-        const Bill b = estimate_peak(t);
-        if (t.framework == Framework::vllm) return b.fits;
-        return static_cast<double>(b.device_bytes) <= static_cast<double>(t.gpu.memory_bytes) * t.target_utilization;
-    };
-    auto largest = [&](std::int64_t cap, auto set) -> std::int64_t {
-        Scenario t = base;
-        return largest_fitting(cap, [&](std::int64_t n) { set(t, n); return serves(t); });
-    };
-    if (base.model.count_only) return r;
+namespace {
+
+// A scenario "fits" for a solver when the engine can serve it: vLLM needs the pool to hold the
+// sequences; the others need device memory within target_utilization of the GPU.
+bool serves(const Scenario& t) {
+    const Bill b = estimate_peak(t);
+    if (t.framework == Framework::vllm) return b.fits;
+    return static_cast<double>(b.device_bytes) <= static_cast<double>(t.gpu.memory_bytes) * t.target_utilization;
+}
+
+template <class Set>
+std::int64_t largest_serving(const Scenario& base, std::int64_t cap, Set set) {
+    Scenario t = base;
+    return largest_fitting(cap, [&](std::int64_t n) { set(t, n); return serves(t); });
+}
+
+}  // namespace
+
+std::int64_t max_concurrent_sequences(const Scenario& base) {
+    if (base.model.count_only) return 0;
     if (base.framework == Framework::vllm) {
         const Bill b = estimate_peak(base);
-        r.max_concurrent_sequences = std::min(b.kv_pool_sequences.value_or(0), base.max_num_seqs);
-    } else if (base.framework == Framework::llamacpp) {
-        // llama.cpp's n_ctx cells are shared: sequences of this length that fit in n_ctx.
-        const std::int64_t len = std::max<std::int64_t>(1, base.prompt_len + base.gen_len);
-        const Bill b = estimate_peak(base);
-        r.max_concurrent_sequences = b.fits ? base.n_ctx / len : 0;
-    } else {
-        r.max_concurrent_sequences = largest(1 << 16, [](Scenario& t, std::int64_t n) { t.batch = n; });
+        return std::min(b.kv_pool_sequences.value_or(0), base.max_num_seqs);
     }
     if (base.framework == Framework::llamacpp) {
-        r.max_context = largest(std::int64_t{1} << 24, [](Scenario& t, std::int64_t n) {
+        // llama.cpp's n_ctx cells are shared: sequences of this length that fit in n_ctx.
+        const std::int64_t len = std::max<std::int64_t>(1, base.prompt_len + base.gen_len);
+        return estimate_peak(base).fits ? base.n_ctx / len : 0;
+    }
+    return largest_serving(base, 1 << 16, [](Scenario& t, std::int64_t n) { t.batch = n; });
+}
+
+InferenceLimits inference_limits(const Scenario& base) {
+    InferenceLimits r;
+    if (base.model.count_only) return r;
+    r.max_concurrent_sequences = max_concurrent_sequences(base);
+    if (base.framework == Framework::llamacpp) {
+        r.max_context = largest_serving(base, std::int64_t{1} << 24, [](Scenario& t, std::int64_t n) {
             t.n_ctx = n;
             t.prompt_len = std::max<std::int64_t>(0, n - t.gen_len);
         });
     } else {
-        const std::int64_t n = largest(std::int64_t{1} << 24, [](Scenario& t, std::int64_t v) {
+        const std::int64_t n = largest_serving(base, std::int64_t{1} << 24, [](Scenario& t, std::int64_t v) {
             t.prompt_len = v;
             if (t.max_model_len > 0) t.max_model_len = std::max(t.max_model_len, v + t.gen_len);
         });

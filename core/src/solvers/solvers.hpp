@@ -14,5 +14,7 @@ struct InferenceLimits {
     std::int64_t max_context = 0;
 };
 InferenceLimits inference_limits(const Scenario& s);
+// The first half of inference_limits: the most sequences of prompt_len + gen_len at once.
+std::int64_t max_concurrent_sequences(const Scenario& s);
 
 }  // namespace vramcalc::detail
