@@ -98,3 +98,23 @@ TEST_CASE("imports: presets are found by hub id, path and GGUF file name") {
         CHECK(r->scenario.value("weights", "") == c.weights);
     }
 }
+
+TEST_CASE("imports: TrainingArguments with an inline DeepSpeed config, and --flag=value") {
+    const auto r = import_config(R"({"output_dir": "out", "per_device_train_batch_size": 4, "bf16": true,
+        "deepspeed": {"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}}, "bf16": {"enabled": "auto"}}})",
+                                 test::catalog());
+    REQUIRE(r.ok());
+    CHECK(r->report.format == "hf-trainer");
+    CHECK(r->scenario["sharding"] == "zero2");
+    CHECK(r->scenario["offload"] == "optimizer");
+    CHECK(r->scenario["micro_batch"] == 4);
+    bool named = false;
+    for (const auto& k : r->report.read) named = named || k.key == "deepspeed.zero_optimization.stage";
+    CHECK(named);
+    CHECK(r->report.unknown.empty());
+    const auto v = import_config("vllm serve Qwen/Qwen3-8B --max-model-len=16K --kv-cache-dtype=fp8_e4m3 -tp 2", test::catalog());
+    REQUIRE(v.ok());
+    CHECK(v->scenario["max_model_len"] == 16384);
+    CHECK(v->scenario["kv_dtype"] == "fp8");
+    CHECK(v->scenario["num_gpus"] == 2);
+}

@@ -179,7 +179,18 @@ std::span<const Rule> hf_training_argument_rules() { return kHf; }
 
 void import_hf_trainer(Importer& im, std::span<const Entry> entries) {
     im.set_default("framework", "hf", "the HF Trainer (TRL's trainers extend it)");
-    im.apply(entries, {hf_training_argument_rules()});
+    // `deepspeed` may hold the DeepSpeed config itself (TrainingArguments accepts a dict): read with its rules.
+    std::vector<Entry> own, ds;
+    for (const Entry& e : entries) {
+        if (e.key.rfind("deepspeed.", 0) == 0) {
+            ds.push_back(e);
+            ds.back().key = e.key.substr(10);
+        } else {
+            own.push_back(e);
+        }
+    }
+    im.apply(own, {hf_training_argument_rules()});
+    if (!ds.empty()) import_deepspeed(im, ds, "deepspeed.");
 }
 
 }  // namespace vramcalc::imports

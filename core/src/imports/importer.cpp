@@ -95,6 +95,16 @@ void Importer::ignore(const Entry& e, std::string why) {
     out_.report.ignored.push_back(std::move(k));
 }
 
+std::array<std::size_t, 3> Importer::report_sizes() const {
+    return {out_.report.read.size(), out_.report.ignored.size(), out_.report.unknown.size()};
+}
+
+void Importer::prefix_keys_since(const std::array<std::size_t, 3>& sizes, const std::string& prefix) {
+    std::vector<ImportedKey>* lists[] = {&out_.report.read, &out_.report.ignored, &out_.report.unknown};
+    for (std::size_t l = 0; l < 3; ++l)
+        for (std::size_t k = sizes[l]; k < lists[l]->size(); ++k) (*lists[l])[k].key = prefix + (*lists[l])[k].key;
+}
+
 bool Importer::has(const std::string& target) const { return node_exists(out_.scenario, target); }
 
 void Importer::error(const Entry& e, const std::string& expected) {

@@ -3,6 +3,7 @@
 // says why it is ignored; an Importer applies a table of rules and fills the scenario and the report.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -68,6 +69,10 @@ public:
     void model(const Entry& e, const std::string& name);
 
     const Imported& current() const { return out_; }
+    // How many keys each list of the report holds (read, ignored, unknown), and `prefix` put back in front
+    // of the keys reported since those counts (a nested config read with another format's rules).
+    std::array<std::size_t, 3> report_sizes() const;
+    void prefix_keys_since(const std::array<std::size_t, 3>& sizes, const std::string& prefix);
     Result<Imported> finish();
     Problems& errors() { return errors_; }
 
