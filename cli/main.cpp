@@ -22,11 +22,13 @@
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/units.hpp"
 #include "vramcalc/hf_config.hpp"
+#include "vramcalc/import.hpp"
 #include "vramcalc/json_text.hpp"
 #include "vramcalc/planner.hpp"
 #include "vramcalc/layer_stack.hpp"
 #include "vramcalc/presets.hpp"
 #include "vramcalc/scenario_json.hpp"
+#include "vramcalc/serving_matrix.hpp"
 #include "vramcalc/validate.hpp"
 
 using nlohmann::json;
@@ -42,6 +44,12 @@ const char* kUsage = R"(vramcalc - GPU memory calculator for training and servin
 usage:
   vramcalc inspect MODEL [--json]             parameter breakdown (MODEL: preset id or config.json path)
   vramcalc estimate SCENARIO.json [--json]    memory bill for a scenario file
+  vramcalc estimate --from FILE [--KEY VALUE ...] [--json]
+                                              the same for a config imported as by `import`
+  vramcalc import FILE|- [--json]            a vllm/sglang/llama.cpp command line, DeepSpeed JSON,
+                                              accelerate/LLaMA-Factory/axolotl/torchtune/TRL YAML, HF
+                                              TrainingArguments or PEFT adapter_config.json as scenario
+                                              JSON (stdout) and what was read, ignored, unknown (stderr)
   vramcalc estimate --model MODEL [--KEY VALUE ...] [--json]
                                               the same from flags; KEY is any scenario key with - or _
                                               (--gpu a100-80gb --method lora --lora-rank 16
@@ -207,14 +215,66 @@ json scenario_from_flags(const std::vector<std::string>& args) {
     return s;
 }
 
+#ifdef VRAMCALC_HAS_IMPORTS
+// A config file imported (docs/imports.md); the report's unknown keys and notes go to stderr.
+json imported_scenario(const std::string& path, vc::ImportReport* report = nullptr) {
+    const auto r = vc::import_config(read_file(path), catalog());
+    if (!r.ok()) {
+        std::string text;
+        for (const auto& p : r.errors) text += (text.empty() ? "" : "\n") + p.text();
+        throw BadInput(path + ": " + text);
+    }
+    if (report) *report = r->report;
+    return r->scenario;
+}
+#endif
+
+int cmd_import(const std::vector<std::string>& args, bool as_json) {
+#ifdef VRAMCALC_HAS_IMPORTS
+    if (args.empty()) throw BadInput("import needs a FILE (or - for stdin)");
+    const auto r = vc::import_config(read_file(args[0]), catalog());
+    if (!r.ok()) {
+        print_problems(r.errors);
+        return kBadInput;
+    }
+    if (as_json) {
+        std::cout << dump(vc::import_to_json(*r)) << "\n";
+    } else {
+        std::cout << dump(r->scenario) << "\n";
+        std::cerr << vc::cli::render_import_report(r->report);
+    }
+    return kOk;
+#else
+    (void)args, (void)as_json;
+    throw BadInput("this vramcalc was built without yaml-cpp: import is not available (apt-get install libyaml-cpp-dev)");
+#endif
+}
+
 // The scenario of `estimate` and `plan`: a SCENARIO.json (then flags override its keys) or flags alone.
 // Warnings go to stderr; problems are printed and give std::nullopt.
 std::optional<vc::Scenario> scenario_from_args(const std::vector<std::string>& args, const std::string& command,
                                                json* read = nullptr) {
     if (args.empty()) throw BadInput(command + " needs a SCENARIO.json or --model MODEL");
-    json scenario = args[0].rfind("--", 0) == 0 ? scenario_from_flags(args) : parse_json_file(args[0]);
-    if (args[0].rfind("--", 0) != 0 && args.size() > 1) {
-        json overrides = scenario_from_flags({args.begin() + 1, args.end()});
+    const bool from = args[0] == "--from";
+    if (from && args.size() < 2) throw BadInput("--from needs a FILE (a config to import, see `vramcalc import`)");
+    json scenario;
+    if (from) {
+#ifdef VRAMCALC_HAS_IMPORTS
+        vc::ImportReport rep;
+        scenario = imported_scenario(args[1], &rep);
+        std::cerr << "imported " << rep.format << ": " << rep.read.size() << " keys read, " << rep.ignored.size()
+                  << " ignored, " << rep.unknown.size() << " unknown (vramcalc import " << args[1] << " lists them)\n";
+        for (const auto& k : rep.unknown) std::cerr << "warning: unknown key " << k.key << " (line " << k.line << ") not imported\n";
+        for (const auto& n : rep.notes) std::cerr << "note: " << n << "\n";
+#else
+        throw BadInput("this vramcalc was built without yaml-cpp: --from is not available");
+#endif
+    } else {
+        scenario = args[0].rfind("--", 0) == 0 ? scenario_from_flags(args) : parse_json_file(args[0]);
+    }
+    const std::size_t first_flag = from ? 2 : 1;
+    if ((from || args[0].rfind("--", 0) != 0) && args.size() > first_flag) {
+        json overrides = scenario_from_flags({args.begin() + static_cast<std::ptrdiff_t>(first_flag), args.end()});
         if (scenario.is_object()) scenario.merge_patch(overrides);
     }
     if (scenario.is_object() && scenario.contains("model")) scenario["model"] = resolve_model_arg(scenario["model"]);
@@ -245,12 +305,15 @@ int cmd_estimate(const std::vector<std::string>& args, bool as_json) {
     // What to change when the run does not fit within its target (the core's advisor, as in the page).
     const bool needs_advice = vc::verdict_of(bill) != vc::Verdict::fits;
     const vc::AdvicePlan plan = needs_advice ? vc::plan_changes(read, catalog()) : vc::AdvicePlan{};
+    // Serving: the context x concurrency matrix (vramcalc/serving_matrix.hpp).
+    const vc::ServingMatrix matrix = vc::serving_matrix(*sc);
     if (as_json) {
         json j = vc::bill_to_json(bill);
         if (needs_advice) j["advice"] = vc::advice_to_json(plan);
+        if (!matrix.empty()) j["serving_matrix"] = vc::serving_matrix_to_json(matrix);
         std::cout << dump(j) << "\n";
     } else {
-        std::cout << vc::cli::render_bill(bill) << vc::cli::render_advice(plan, bill);
+        std::cout << vc::cli::render_bill(bill) << vc::cli::render_serving_matrix(matrix) << vc::cli::render_advice(plan, bill);
     }
     return kOk;
 }
@@ -537,7 +600,8 @@ int run(int argc, char** argv) {
     if (cmd == "bench") return cmd_bench(params, as_json);
     if (cmd == "plan") return cmd_plan(params, as_json);
     if (cmd == "weights") return vc::cli::cmd_weights(params, as_json);
-    throw BadInput("unknown command '" + cmd + "' (allowed: inspect, estimate, validate, presets, bench, plan, weights; see --help)");
+    if (cmd == "import") return cmd_import(params, as_json);
+    throw BadInput("unknown command '" + cmd + "' (allowed: inspect, estimate, import, validate, presets, bench, plan, weights; see --help)");
 }
 
 }  // namespace

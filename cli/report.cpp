@@ -37,22 +37,6 @@ std::string oom_text(const ValidationReport& r) {
 
 std::string gib_text(double bytes) { return line("%.2f", bytes / kGiB); }
 
-// The context x concurrency matrix: per context, the most sequences at once, and which of the usual
-// concurrency levels fit.
-std::string serving_matrix_text(const Bill& b) {
-    static const std::int64_t levels[] = {1, 4, 16, 64, 256};
-    std::string o = "\nContext x concurrency (tokens per sequence, prompt + generated; y = fits):\n";
-    o += line("%10s %9s", "context", "most seqs");
-    for (auto n : levels) o += line(" %5lld", static_cast<long long>(n));
-    o += "\n";
-    for (const auto& r : b.serving_matrix) {
-        o += line("%10lld %9lld", static_cast<long long>(r.context), static_cast<long long>(r.max_concurrency));
-        for (auto n : levels) o += line(" %5s", n <= r.max_concurrency ? "y" : "-");
-        o += "\n";
-    }
-    return o;
-}
-
 }  // namespace
 
 std::string render_bill(const Bill& b) {
@@ -89,7 +73,6 @@ std::string render_bill(const Bill& b) {
         if (b.kv_pool_sequences) o += line(", room for %lld full-length sequences", static_cast<long long>(*b.kv_pool_sequences));
         o += "\n";
     }
-    if (!b.serving_matrix.empty()) o += serving_matrix_text(b);
     if (!b.layout.empty()) o += "Layout: " + b.layout + "\n";
     if (b.rule_of_thumb_bytes > 0)
         o += line("Rule of thumb, for comparison%s: %s (%s)\n", b.layout.empty() ? "" : " (whole model, all GPUs together)",

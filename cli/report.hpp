@@ -10,6 +10,9 @@
 #include "vramcalc/catalog.hpp"
 #include "vramcalc/validate.hpp"
 
+#include "vramcalc/import.hpp"
+#include "vramcalc/serving_matrix.hpp"
+
 namespace vramcalc::cli {
 
 std::string render_bill(const Bill& b);
@@ -18,6 +21,10 @@ std::string render_advice(const AdvicePlan& plan, const Bill& before);
 std::string render_params(const std::string& name, const ModelSpec& m, const ParamBreakdown& p);
 std::string render_validation(const ValidationReport& r);
 std::string render_presets(const Catalog& c);
+// `vramcalc import`: the report (report_extra.cpp).
+std::string render_import_report(const ImportReport& r);
+// `vramcalc estimate` of a serving scenario: the context x concurrency table (report_extra.cpp).
+std::string render_serving_matrix(const ServingMatrix& m);
 
 // One reference file for `vramcalc validate --markdown`: the whole file's report, one report per
 // public source (entries grouped by their "source" field) and, per entry, its source index and a

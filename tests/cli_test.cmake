@@ -57,3 +57,20 @@ expect_run(0 "\"files\": 2" weights ${DATA}/checkpoints/sharded/model.safetensor
 expect_run(0 "q6_k" weights ${DATA}/checkpoints/q4_k-layer.gguf)
 expect_run(2 "not a safetensors or GGUF file" weights ${DATA}/param_counts.json)
 expect_run(2 "cannot open" weights ${tmp}/no-such.safetensors)
+
+# Serving: the context x concurrency matrix in the bill JSON and the text table.
+expect_run(0 "\"serving_matrix\"" estimate --model qwen2.5-7b --workload infer --framework vllm --json)
+expect_run(0 "concurrent sequences per context length" estimate --model llama-3.1-8b --workload infer --framework llama.cpp --weights gguf-q4_k_m)
+
+# Import (docs/imports.md): scenario JSON on stdout, the report on stderr; --from feeds estimate.
+execute_process(COMMAND ${CLI} import ${DATA}/imports/vllm_serve_qwen3_14b.sh RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_QUIET)
+if(_rc EQUAL 0)  # built with yaml-cpp
+  expect_run(0 "\"max_model_len\": 16384" import ${DATA}/imports/vllm_serve_qwen3_14b.sh)
+  expect_run(0 "--tensor-parallel-size 4 -> tp" import ${DATA}/imports/vllm_serve_qwen3_14b.sh)
+  expect_run(0 "\"unknown\": []" import ${DATA}/imports/axolotl_llama3_qlora.yml --json)
+  expect_run(0 "imported axolotl" estimate --from ${DATA}/imports/axolotl_llama3_qlora.yml --gpu rtx-4090)
+  expect_run(0 "zero3" estimate --from ${DATA}/imports/deepspeed_ds_z3_offload_config.json --model llama-3.1-8b --num-gpus 8 --json)
+  file(WRITE "${tmp}/bad.yaml" "stage: sft\nlora_rank: eight\n")
+  expect_run(2 "line 2, key lora_rank" import ${tmp}/bad.yaml)
+  expect_run(2 "model: missing" estimate --from ${DATA}/imports/accelerate_fsdp_qlora.yaml)
+endif()

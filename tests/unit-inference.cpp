@@ -223,32 +223,6 @@ TEST_CASE("inference: solvers and the rule of thumb") {
     CHECK(any);
 }
 
-TEST_CASE("inference: the context x concurrency matrix falls with the context and agrees with the solvers") {
-    for (const char* fw : {"hf", "vllm", "llama.cpp"}) {
-        INFO(fw);
-        nlohmann::json j = {{"model", "llama-3.1-8b"}, {"workload", "infer"}, {"framework", fw}, {"gpu", "h100-80gb"}};
-        if (std::string(fw) == "llama.cpp") j["weights"] = "gguf-q4_k_m";
-        auto sc = vramcalc::scenario_from_json(j, vramcalc::test::catalog());
-        REQUIRE(sc.ok());
-        const auto b = vramcalc::estimate(*sc);
-        REQUIRE(b.serving_matrix.size() == 8);  // 1k, 2k, ... 64k and the model's 131072
-        CHECK(b.serving_matrix.front().context == 1024);
-        CHECK(b.serving_matrix.back().context == sc->model.max_positions);
-        CHECK(b.serving_matrix.front().max_concurrency > 0);
-        for (std::size_t i = 1; i < b.serving_matrix.size(); ++i)
-            CHECK(b.serving_matrix[i].max_concurrency <= b.serving_matrix[i - 1].max_concurrency);
-        // A row's concurrency fits at its context and one more does not (hf: the batch solver's own answer).
-        if (std::string(fw) == "hf") {
-            for (const auto& r : b.serving_matrix) {
-                vramcalc::Scenario t = *sc;
-                t.gen_len = std::min<std::int64_t>(t.gen_len, r.context);
-                t.prompt_len = r.context - t.gen_len;
-                CHECK(vramcalc::solve_max_batch(t, 1 << 16) == r.max_concurrency);
-            }
-        }
-    }
-}
-
 TEST_CASE("kv cache: bytes per token of the vLLM startup-log models match the logged pools") {
     // The logs' available_kv_cache_gib x 2^30 / kv_cache_tokens (shared/reference/vllm_startup_logs.json,
     // bf16 KV): Qwen3-VL-30B-A3B tp1 98,303; Qwen3-235B-A22B tp4 48,116 per GPU; DeepSeek-R1-0528 tp8

@@ -22,6 +22,7 @@ JOBS="${VRAMCALC_JOBS:-$(nproc)}"
 PACKAGES=(
   g++ cmake ninja-build xz-utils ca-certificates
   nlohmann-json3-dev catch2          # JSON, unit tests
+  libyaml-cpp-dev                    # YAML of imported configs (vramcalc import); wasm: its source package
   emscripten                         # the wasm build (uses Debian's clang-14, lld, binaryen)
   clang-14 libclang-rt-14-dev        # sanitizer build (ASan + UBSan) and libFuzzer targets
   libglfw3-dev libgl-dev             # the native desktop app
@@ -59,30 +60,48 @@ install_packages() {
 # Dear ImGui: libimgui-dev lacks the core .cpp files the wasm build needs, so both builds take the
 # sources from Debian's *source* package. apt-get source needs a deb-src entry; we add one for the
 # same archive the machine already uses (read from its own sources file, no host name written here).
-fetch_imgui() {
-  local dest="$DEPS/imgui"
-  [ -f "$dest/imgui.cpp" ] && [ -f "$dest/backends/imgui_impl_glfw.cpp" ] && return 0
+# apt-get source needs a deb-src entry; we add one for the same archive the machine already uses (read
+# from its own sources file, no host name written here).
+ensure_deb_src() {
+  apt-get source --print-uris "$1" >/dev/null 2>&1 && return 0
   local SUDO; SUDO="$(need_root)"
-  local src_list=/etc/apt/sources.list.d/vramcalc-deb-src.sources
-  if ! apt-get source --print-uris imgui >/dev/null 2>&1; then
-    local uri
-    uri="$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)"
-    [ -n "$uri" ] || uri="$(awk '$1=="deb"{print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)"
-    [ -n "$uri" ] || fail "cannot find the Debian archive URI to add a deb-src entry for imgui"
-    say "adding a deb-src entry for $uri (for Dear ImGui's sources)"
-    printf 'Types: deb-src\nURIs: %s\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$uri" \
-      | $SUDO tee "$src_list" >/dev/null
-    $SUDO apt-get update -qq || fail "apt-get update failed after adding deb-src"
-  fi
-  say "downloading Dear ImGui sources (Debian source package imgui)"
+  local src_list=/etc/apt/sources.list.d/vramcalc-deb-src.sources uri
+  uri="$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)"
+  [ -n "$uri" ] || uri="$(awk '$1=="deb"{print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)"
+  [ -n "$uri" ] || fail "cannot find the Debian archive URI to add a deb-src entry for $1"
+  say "adding a deb-src entry for $uri (for the sources of $1)"
+  printf 'Types: deb-src\nURIs: %s\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$uri" \
+    | $SUDO tee "$src_list" >/dev/null
+  $SUDO apt-get update -qq || fail "apt-get update failed after adding deb-src"
+}
+
+# Unpacks Debian source package $1's upstream tarball into $2 (unless $2/$3 exists).
+fetch_source() {
+  local pkg="$1" dest="$2" check="$3"
+  [ -f "$dest/$check" ] && return 0
+  ensure_deb_src "$pkg"
+  say "downloading the sources of $pkg (Debian source package)"
   local tmp; tmp="$(mktemp -d)"
-  (cd "$tmp" && apt-get source --download-only imgui >/dev/null 2>&1) || fail "apt-get source imgui failed"
-  local tarball; tarball="$(ls "$tmp"/imgui_*.orig.tar.* 2>/dev/null | head -1)"
-  [ -n "$tarball" ] || fail "imgui source tarball not found after apt-get source"
+  (cd "$tmp" && apt-get source --download-only "$pkg" >/dev/null 2>&1) || fail "apt-get source $pkg failed"
+  local tarball; tarball="$(ls "$tmp"/"$pkg"_*.orig.tar.* 2>/dev/null | head -1)"
+  [ -n "$tarball" ] || fail "$pkg source tarball not found after apt-get source"
   rm -rf "$dest" && mkdir -p "$dest"
   tar -xf "$tarball" -C "$dest" --strip-components=1 || fail "cannot unpack $tarball"
   rm -rf "$tmp"
-  [ -f "$dest/imgui.cpp" ] || fail "imgui.cpp missing from $tarball"
+  [ -f "$dest/$check" ] || fail "$check missing from $tarball"
+}
+
+# Dear ImGui: libimgui-dev lacks the core .cpp files the wasm build needs, so both builds take the
+# sources from Debian's *source* package.
+fetch_imgui() {
+  [ -f "$DEPS/imgui/backends/imgui_impl_glfw.cpp" ] || rm -f "$DEPS/imgui/imgui.cpp"
+  fetch_source imgui "$DEPS/imgui" imgui.cpp
+}
+
+# yaml-cpp for the wasm build (the native one links Debian's libyaml-cpp-dev): its sources, compiled by
+# core/CMakeLists.txt under emcmake like the rest of the page.
+fetch_yaml_cpp() {
+  fetch_source yaml-cpp "$DEPS/yaml-cpp" src/parse.cpp
 }
 
 # playwright-core drives Debian's Chromium in the page tests (it never downloads a browser).
@@ -100,6 +119,7 @@ npm_deps() {
 setup() {
   install_packages
   fetch_imgui
+  fetch_yaml_cpp
   npm_deps
 }
 

@@ -22,9 +22,11 @@
 #include "vramcalc/bill_format.hpp"
 #include "vramcalc/catalog_json.hpp"
 #include "vramcalc/estimate.hpp"
+#include "vramcalc/import.hpp"
 #include "vramcalc/json_text.hpp"
 #include "vramcalc/presets.hpp"
 #include "vramcalc/scenario_json.hpp"
+#include "vramcalc/serving_matrix.hpp"
 
 namespace {
 
@@ -121,6 +123,8 @@ EMSCRIPTEN_KEEPALIVE const char* vramcalc_api_estimate(const char* scenario_json
         const vramcalc::Bill bill = vramcalc::estimate(*sc);
         json out_bill = vramcalc::bill_to_json(bill);
         add_reader_warnings(out_bill, warnings);
+        // Serving: context length x concurrency (the CLI's table; empty for training).
+        if (const auto m = vramcalc::serving_matrix(*sc); !m.empty()) out_bill["serving_matrix"] = vramcalc::serving_matrix_to_json(m);
         // What to change when it does not fit within its target: the same ranked list as the page and the CLI.
         if (vramcalc::verdict_of(bill) != vramcalc::Verdict::fits) {
             std::string why;
@@ -149,6 +153,25 @@ EMSCRIPTEN_KEEPALIVE const char* vramcalc_api_presets() {
         json out = vramcalc::presets_to_json(*vramcalc::builtin_catalog());
         out["ok"] = true;
         return out;
+    });
+}
+
+// A config people already have (vllm/sglang/llama.cpp command line, DeepSpeed, accelerate, HF/TRL,
+// LLaMA-Factory, axolotl, torchtune, PEFT) as scenario JSON plus the report (docs/imports.md).
+EMSCRIPTEN_KEEPALIVE const char* vramcalc_api_import(const char* config_text, int length) {
+    return guarded([&]() -> json {
+        json out;
+        const auto text = input(config_text, length, out);
+        if (!text) return out;
+#ifdef VRAMCALC_HAS_IMPORTS
+        const auto r = vramcalc::import_config(*text, *vramcalc::builtin_catalog());
+        if (!r.ok()) return {{"ok", false}, {"errors", problems(r.errors)}};
+        json j = vramcalc::import_to_json(*r);
+        j["ok"] = true;
+        return j;
+#else
+        return failure("config", "this build has no importer (built without yaml-cpp)");
+#endif
     });
 }
 

@@ -92,6 +92,14 @@
   api.solveCatalog = function (scenario) { return call('vramcalc_api_solve_catalog', text(scenario)).catalog; };
   // The model and GPU presets: {models: [...], gpus: [...]}.
   api.presets = function () { var p = call('vramcalc_api_presets'); return {models: p.models, gpus: p.gpus}; };
+  // A config people already have (a `vllm serve` line, a DeepSpeed JSON, a LLaMA-Factory/axolotl/torchtune
+  // YAML, ...) as {format, scenario, read, ignored, unknown, notes} (docs/imports.md): scenario is what
+  // estimate() takes once it has a model; unknown lists every key the importer did not recognise.
+  api.importConfig = function (configText) {
+    if (typeof configText !== 'string') throw problem('config', 'got ' + typeof configText + ', expected the text of a config file');
+    var r = call('vramcalc_api_import', configText);
+    return {format: r.format, scenario: r.scenario, read: r.read, ignored: r.ignored, unknown: r.unknown, notes: r.notes};
+  };
   root.vramcalc = api;
 
   var previous = Module.onRuntimeInitialized;

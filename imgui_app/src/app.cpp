@@ -58,8 +58,8 @@ void App::on_file(const std::string& name, const std::string& bytes) {
         return;
     }
     json j = json::parse(bytes, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-        set_status(st_, name + ": not a JSON object (expected a config.json or a scenario file)", true);
+    if (j.is_discarded() || !j.is_object() || (!j.contains("model") && !j.contains("model_type"))) {
+        import_into(st_, name, bytes);  // another tool's config: a command line, YAML, DeepSpeed JSON, ...
         return;
     }
     if (j.contains("model")) {  // a scenario file

@@ -143,18 +143,18 @@ static void model_source(AppState& st) {
             ImGui::SetNextItemWidth(-fs * 6.5f);
             if (ImGui::InputText("Hub URL", &st.hub_base)) st.platform->save_setting("hub_base", st.hub_base);
         }
-        ImGui::TextDisabled("Or paste a config.json here:");
+        ImGui::TextDisabled("Or paste a config.json, or a config you run with (vllm serve ..., DeepSpeed, LLaMA-Factory, axolotl, torchtune YAML):");
         ImGui::InputTextMultiline("##paste", &st.pasted_config, ImVec2(-1, fs * 5));
         if (ImGui::Button("Use pasted config")) {
             json j = json::parse(st.pasted_config, nullptr, false);
-            if (j.is_discarded() || !j.is_object()) set_status(st, "The pasted text is not a JSON object (a config.json is one).", true);
-            else w::set(st, "/model", std::move(j));
+            if (!j.is_discarded() && j.is_object() && j.contains("model_type")) w::set(st, "/model", std::move(j));
+            else import_into(st, "pasted text", st.pasted_config);
         }
         if (st.platform->can_open_file()) {
             ImGui::SameLine();
             if (ImGui::Button("Open file...")) st.platform->open_file_dialog();
         }
-        ImGui::TextDisabled("You can also drop a config.json or a scenario file on the window.");
+        ImGui::TextDisabled("You can also drop a config.json, a scenario or another tool's config file on the window.");
         ImGui::TreePop();
     }
     GuiLayerStack(st);

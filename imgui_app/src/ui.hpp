@@ -44,6 +44,9 @@ const char* fit_word(Fit f);  // "yes", "tight", "no"
 void recompute(AppState& st);
 void set_status(AppState& st, std::string message, bool error = false);
 void apply_patch(AppState& st, const nlohmann::json& patch);
+// Imports a config (vllm/sglang/llama.cpp line, DeepSpeed, accelerate, HF/TRL, LLaMA-Factory, axolotl,
+// torchtune, PEFT) into the scenario; the status line reports it (import_config.cpp).
+bool import_into(AppState& st, const std::string& name, const std::string& text);
 
 // Scenario-bound widgets. `ptr` is a JSON pointer into the scenario ("/micro_batch", "/lora/rank");
 // a key the user never set shows the value the estimator used (the framework's default).

@@ -95,14 +95,6 @@ struct Bill {
     std::optional<std::int64_t> kv_pool_sequences;
     std::optional<std::int64_t> max_concurrent_sequences;
     std::optional<std::int64_t> max_context;
-    // Inference: the context x concurrency matrix, one row per context length (prompt + generated tokens
-    // per sequence, 1k doubling up to the model's max_position_embeddings): the most sequences of that
-    // length served at once (0: not one). A concurrency fits at a context when it is at most the row's.
-    struct ServingRow {
-        std::int64_t context = 0;
-        std::int64_t max_concurrency = 0;
-    };
-    std::vector<ServingRow> serving_matrix;
     // The common rule of thumb beside the detailed figure (inference: params x bytes x 1.2; training:
     // 16 B/param for Adam, LoRA/QLoRA variants), with the formula and its source in words.
     std::int64_t rule_of_thumb_bytes = 0;

@@ -61,10 +61,7 @@ Bill estimate(const Scenario& s) {
         const detail::InferenceLimits lim = detail::inference_limits(s);
         if (!s.model.count_only) {
             b.max_batch = b.max_concurrent_sequences = lim.max_concurrent_sequences;
-            if (!s.model.stack) {
-                b.max_context = capped(lim.max_context, "longest context");
-                b.serving_matrix = detail::serving_matrix(s);
-            }
+            if (!s.model.stack) b.max_context = capped(lim.max_context, "longest context");
         }
         detail::estimate_speed(s, b);
         return b;

@@ -113,11 +113,6 @@ nlohmann::json bill_to_json(const Bill& b) {
     if (b.kv_pool_sequences) j["kv_pool_sequences"] = *b.kv_pool_sequences;
     if (b.max_concurrent_sequences) j["max_concurrent_sequences"] = *b.max_concurrent_sequences;
     if (b.max_context) j["max_context"] = *b.max_context;
-    if (!b.serving_matrix.empty()) {
-        json m = json::array();
-        for (const auto& r : b.serving_matrix) m.push_back({{"context", r.context}, {"max_concurrency", r.max_concurrency}});
-        j["serving_matrix"] = m;
-    }
     j["rule_of_thumb_bytes"] = b.rule_of_thumb_bytes;
     j["rule_of_thumb_formula"] = b.rule_of_thumb_formula;
     j["warnings"] = b.warnings;

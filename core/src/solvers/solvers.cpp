@@ -32,81 +32,54 @@ std::int64_t solve_max_batch(const Scenario& base, std::int64_t cap) {
 std::int64_t solve_max_seq_len(const Scenario& base, std::int64_t cap) { return largest_of(base, &Scenario::seq_len, cap); }
 
 namespace detail {
+namespace {
+
+// The largest value of `set` an engine can serve: vLLM needs its pool to hold the sequences (a yes or no:
+// plain gallop + bisect); the others need device memory within target_utilization of the GPU (a byte
+// cost: the interpolating search of search.hpp).
+template <class Set>
+std::int64_t largest_serving(const Scenario& base, std::int64_t cap, Set set) {
+    Scenario t = base;
+    if (t.framework == Framework::vllm)
+        return largest_fitting(cap, [&](std::int64_t n) { set(t, n); return estimate_peak(t).fits; });
+    CostTable bytes([&](std::int64_t n) { set(t, n); return estimate_peak(t).device_bytes; });
+    return bytes.largest_within(static_cast<double>(t.gpu.memory_bytes) * t.target_utilization, cap);
+}
+
+}  // namespace
+
+std::int64_t max_concurrent_sequences(const Scenario& base) {
+    if (base.model.count_only) return 0;
+    if (base.framework == Framework::vllm) {
+        const Bill b = estimate_peak(base);
+        return std::min(b.kv_pool_sequences.value_or(0), base.max_num_seqs);
+    }
+    if (base.framework == Framework::llamacpp) {
+        // llama.cpp's n_ctx cells are shared: sequences of this length that fit in n_ctx.
+        const std::int64_t len = std::max<std::int64_t>(1, base.prompt_len + base.gen_len);
+        return estimate_peak(base).fits ? base.n_ctx / len : 0;
+    }
+    return largest_serving(base, 1 << 16, [](Scenario& t, std::int64_t n) { t.batch = n; });
+}
 
 InferenceLimits inference_limits(const Scenario& base) {
     InferenceLimits r;
-    // A scenario "fits" for a solver when the engine can serve it: vLLM needs the pool to hold the
-    // sequences (a yes or no: plain search); the others need device memory within target_utilization of
-    // the GPU (a cost: the interpolating search of search.hpp).
-    auto largest = [&](std::int64_t cap, auto set) -> std::int64_t {
-        Scenario t = base;
-        if (t.framework == Framework::vllm)
-            return largest_fitting(cap, [&](std::int64_t n) { set(t, n); return estimate_peak(t).fits; });
-        CostTable bytes([&](std::int64_t n) { set(t, n); return estimate_peak(t).device_bytes; });
-        return bytes.largest_within(static_cast<double>(t.gpu.memory_bytes) * t.target_utilization, cap);
-    };
     if (base.model.count_only) return r;
-    if (base.framework == Framework::vllm) {
-        const Bill b = estimate_peak(base);
-        r.max_concurrent_sequences = std::min(b.kv_pool_sequences.value_or(0), base.max_num_seqs);
-    } else if (base.framework == Framework::llamacpp) {
-        // llama.cpp's n_ctx cells are shared: sequences of this length that fit in n_ctx.
-        const std::int64_t len = std::max<std::int64_t>(1, base.prompt_len + base.gen_len);
-        const Bill b = estimate_peak(base);
-        r.max_concurrent_sequences = b.fits ? base.n_ctx / len : 0;
-    } else {
-        r.max_concurrent_sequences = largest(1 << 16, [](Scenario& t, std::int64_t n) { t.batch = n; });
-    }
+    r.max_concurrent_sequences = max_concurrent_sequences(base);
     if (base.model.stack) return r;  // a fixed input shape: no context to solve for
     if (base.framework == Framework::llamacpp) {
-        r.max_context = largest(std::int64_t{1} << 24, [](Scenario& t, std::int64_t n) {
+        r.max_context = largest_serving(base, std::int64_t{1} << 24, [](Scenario& t, std::int64_t n) {
             t.n_ctx = n;
             t.prompt_len = std::max<std::int64_t>(0, n - t.gen_len);
         });
     } else {
-        const std::int64_t n = largest(std::int64_t{1} << 24, [](Scenario& t, std::int64_t v) {
+        const std::int64_t n = largest_serving(base, std::int64_t{1} << 24, [](Scenario& t, std::int64_t v) {
             t.prompt_len = v;
             if (t.max_model_len > 0) t.max_model_len = std::max(t.max_model_len, v + t.gen_len);
         });
         r.max_context = n > 0 ? n + base.gen_len : 0;
     }
     return r;
-}
-
-std::vector<Bill::ServingRow> serving_matrix(const Scenario& base) {
-    std::vector<Bill::ServingRow> rows;
-    if (base.model.count_only) return rows;
-    // Contexts: 1k doubling up to the model's limit, the limit itself last (2^17 when the config gives none).
-    const std::int64_t limit = base.model.max_positions > 0 ? base.model.max_positions : std::int64_t{1} << 17;
-    std::vector<std::int64_t> contexts;
-    for (std::int64_t c = 1024; c < limit && contexts.size() < 16; c *= 2) contexts.push_back(c);
-    contexts.push_back(limit);
-    const std::int64_t most = 1 << 16;
-    for (const std::int64_t c : contexts) {
-        Scenario t = base;
-        t.gen_len = std::min(base.gen_len, c);
-        t.prompt_len = c - t.gen_len;
-        std::int64_t n = 0;
-        if (t.framework == Framework::vllm) {
-            t.max_model_len = c;  // served with --max-model-len c: vLLM refuses to start if one such sequence does not fit
-            t.batch = 1;
-            const Bill b = estimate_peak(t);
-            n = b.fits ? std::min(b.kv_pool_sequences.value_or(0), t.max_num_seqs) : 0;
-        } else if (t.framework == Framework::llamacpp) {
-            // llama.cpp allocates its KV cache for n_ctx cells: n parallel sequences of c tokens need n_ctx = n x c.
-            CostTable bytes([&](std::int64_t k) {
-                t.n_ctx = k * c;
-                t.batch = k;
-                return estimate_peak(t).device_bytes;
-            });
-            n = bytes.largest_within(static_cast<double>(t.gpu.memory_bytes) * t.target_utilization, most);
-        } else {
-            t.batch = 1;
-            n = inference_limits(t).max_concurrent_sequences;
-        }
-        rows.push_back({c, n});
-    }
-    return rows;
 }
 
 }  // namespace detail

@@ -3,9 +3,6 @@
 
 #include <cstdint>
 
-#include <vector>
-
-#include "vramcalc/bill.hpp"
 #include "vramcalc/scenario.hpp"
 
 namespace vramcalc::detail {
@@ -17,8 +14,7 @@ struct InferenceLimits {
     std::int64_t max_context = 0;
 };
 InferenceLimits inference_limits(const Scenario& s);
-
-// The context x concurrency matrix of an inference scenario (Bill::serving_matrix).
-std::vector<Bill::ServingRow> serving_matrix(const Scenario& s);
+// The first half of inference_limits: the most sequences of prompt_len + gen_len at once.
+std::int64_t max_concurrent_sequences(const Scenario& s);
 
 }  // namespace vramcalc::detail

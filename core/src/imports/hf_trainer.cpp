@@ -1,0 +1,196 @@
+// HF TrainingArguments (transformers/training_args.py), as a JSON/YAML of its fields, and the TRL configs
+// that extend it (SFTConfig, DPOConfig, GRPOConfig, PPOConfig in trl/trainer/*_config.py, plus TRL's
+// ModelConfig: model_name_or_path, use_peft, lora_*, load_in_4bit). LLaMA-Factory reuses these rules.
+#include "source.hpp"
+
+namespace vramcalc::imports {
+namespace {
+
+void micro_batch(Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("micro_batch", *v, e); }
+void grad_accum(Importer& im, const Entry& e) {
+    if (e.value == "auto") return im.ignore(e, "auto: filled in from the HF Trainer's arguments");
+    if (auto v = im.integer(e)) im.set("grad_accum", *v, e);
+}
+void seq_len(Importer& im, const Entry& e) {
+    if (e.kind == Entry::Kind::null) return im.ignore(e, "null: no truncation, the longest sample sets the length; set seq_len");
+    if (auto v = im.integer(e)) im.set("seq_len", *v, e);
+}
+void bf16(Importer& im, const Entry& e) {
+    if (lower(e.value) == "auto") return im.set("precision", "bf16-mixed", e, "auto: bf16 where the GPU has it");
+    if (auto v = im.boolean(e)) {
+        if (*v) im.set("precision", "bf16-mixed", e, "autocast with fp32 master weights (HF Trainer)");
+        else im.ignore(e, "false: the precision comes from fp16 or the model's dtype");
+    }
+}
+void fp16(Importer& im, const Entry& e) {
+    if (auto v = im.boolean(e)) {
+        if (*v) im.set("precision", "fp16-mixed", e, "autocast with fp32 master weights and a loss scaler");
+        else im.ignore(e, "false: the precision comes from bf16 or the model's dtype");
+    }
+}
+void checkpointing(Importer& im, const Entry& e) {
+    if (auto v = im.boolean(e)) im.set("checkpointing", *v ? "full" : "none", e);
+}
+void attention(Importer& im, const Entry& e) {
+    const std::string v = lower(e.value);
+    if (v == "eager") im.set("attention", "eager", e);
+    else if (v == "sdpa") im.set("attention", "sdpa", e);
+    else if (v.find("flash") != std::string::npos) im.set("attention", "flash", e);
+    else im.ignore(e, "an attention kernel the bill does not model");
+}
+void fsdp(Importer& im, const Entry& e) {
+    const std::string v = lower(e.kind == Entry::Kind::list ? (e.items.empty() ? "" : e.items.front()) : e.value);
+    if (v.empty() || v == "false") return im.ignore(e, "no FSDP");
+    if (v.find("shard_grad_op") != std::string::npos) im.set("sharding", "fsdp-grad-op", e);
+    else if (v.find("full_shard") != std::string::npos || v.find("hybrid_shard") != std::string::npos) im.set("sharding", "fsdp-full", e);
+    else return im.ignore(e, "an FSDP mode the bill does not model");
+    if (v.find("offload") != std::string::npos) im.set("offload", "optimizer+params", e, "FSDP's CPU offload moves parameters, gradients and optimizer states");
+}
+void model(Importer& im, const Entry& e) { im.model(e, e.value); }
+void use_peft(Importer& im, const Entry& e) {
+    const auto v = im.boolean(e);
+    if (!v) return;
+    if (!*v) return im.ignore(e, "false: full fine-tuning");
+    if (im.has("method")) return im.ignore(e, "the 4/8-bit base already makes it qlora");
+    im.set("method", "lora", e);
+}
+void load_in_4bit(Importer& im, const Entry& e) {
+    if (auto v = im.boolean(e); v && *v) {
+        im.set("method", "qlora", e);
+        if (!im.has("quantization")) im.set("quantization", "nf4", e, "bitsandbytes 4-bit; bnb_4bit_quant_type fp4 is the same size");
+    } else if (v) im.ignore(e, "false");
+}
+void load_in_8bit(Importer& im, const Entry& e) {
+    if (auto v = im.boolean(e); v && *v) {
+        im.set("method", "qlora", e, "LoRA on an 8-bit base");
+        im.set("quantization", "int8", e);
+    } else if (v) im.ignore(e, "false");
+}
+void double_quant(Importer& im, const Entry& e) {
+    if (auto v = im.boolean(e); v && *v) im.set("quantization", "nf4-dq", e);
+    else if (v) im.ignore(e, "false");
+}
+void lora_rank(Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("lora.rank", *v, e); }
+void lora_alpha(Importer& im, const Entry& e) { if (auto v = im.number(e)) im.set("lora.alpha", *v, e); }
+void lora_dropout(Importer& im, const Entry& e) { if (auto v = im.number(e)) im.set("lora.dropout", *v, e); }
+void lora_targets(Importer& im, const Entry& e) {
+    if (e.kind == Entry::Kind::list) return im.set("lora.targets", e.items, e);
+    if (e.kind == Entry::Kind::null) return im.ignore(e, "null: the model type's default targets");
+    if (lower(e.value) == "all-linear" || lower(e.value) == "all") return im.set("lora.targets", "all-linear", e);
+    im.ignore(e, "a pattern, not a list: give lora.targets as module names");
+}
+
+// TRL GRPO (GRPOConfig): the rollout's shape.
+void grpo_group(Importer& im, const Entry& e) {
+    if (auto v = im.integer(e)) {
+        im.set("rlhf.algorithm", "grpo", e, "num_generations is GRPO's");
+        im.set("rlhf.group_size", *v, e);
+    }
+}
+void prompt_len(Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("rlhf.prompt_len", *v, e); }
+void gen_len(Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("rlhf.gen_len", *v, e); }
+void use_vllm(Importer& im, const Entry& e) {
+    if (auto v = im.boolean(e)) im.set("rlhf.rollout.engine", *v ? "vllm" : "hf", e);
+}
+void vllm_mode(Importer& im, const Entry& e) {
+    const std::string v = lower(e.value);
+    if (v == "colocate") im.set("rlhf.rollout.placement", "colocated", e);
+    else if (v == "server") im.set("rlhf.rollout.placement", "separate", e);
+    else im.ignore(e, "allowed: colocate, server");
+}
+void vllm_share(Importer& im, const Entry& e) { if (auto v = im.number(e)) im.set("rlhf.rollout.gpu_memory_utilization", *v, e); }
+
+const char* kSchedule = "the optimisation schedule: no effect on memory";
+const char* kLogging = "logging, saving and evaluation: no effect on the training step's memory";
+
+const Rule kHf[] = {
+    {"per_device_train_batch_size", micro_batch},
+    {"gradient_accumulation_steps", grad_accum},
+    {"bf16", bf16},
+    {"fp16", fp16},
+    {"gradient_checkpointing", checkpointing},
+    {"optim", read_optimizer},
+    {"attn_implementation", attention},
+    {"fsdp", fsdp},
+    {"fsdp_config.*", nullptr, kNotModelled},
+    {"deepspeed", nullptr, "a path to a DeepSpeed JSON: import that file too (its zero stage and offload)"},
+    {"max_seq_length", seq_len},
+    {"max_length", seq_len},
+    {"model_name_or_path", model},
+    {"use_peft", use_peft},
+    {"load_in_4bit", load_in_4bit},
+    {"load_in_8bit", load_in_8bit},
+    {"use_bnb_nested_quant", double_quant},
+    {"bnb_4bit_use_double_quant", double_quant},
+    {"bnb_4bit_quant_type", nullptr, "nf4 and fp4 store the same 4 bits per weight"},
+    {"lora_r", lora_rank},
+    {"lora_alpha", lora_alpha},
+    {"lora_dropout", lora_dropout},
+    {"lora_target_modules", lora_targets},
+    {"num_generations", grpo_group},
+    {"max_prompt_length", prompt_len},
+    {"max_completion_length", gen_len},
+    {"use_vllm", use_vllm},
+    {"vllm_mode", vllm_mode},
+    {"vllm_gpu_memory_utilization", vllm_share},
+    {"torch_dtype", nullptr, "the dtype the model loads in: the precision key says how it trains"},
+    {"dtype", nullptr, "the dtype the model loads in: the precision key says how it trains"},
+    {"tf32", nullptr, "TF32 matmuls: no effect on memory"},
+    {"per_device_eval_batch_size", nullptr, "evaluation: the bill is the training step"},
+    {"learning_rate", nullptr, kSchedule}, {"lr_scheduler_type", nullptr, kSchedule}, {"warmup_ratio", nullptr, kSchedule},
+    {"warmup_steps", nullptr, kSchedule}, {"num_train_epochs", nullptr, kSchedule}, {"max_steps", nullptr, kSchedule},
+    {"weight_decay", nullptr, kSchedule}, {"max_grad_norm", nullptr, kSchedule}, {"adam_beta1", nullptr, kSchedule},
+    {"adam_beta2", nullptr, kSchedule}, {"adam_epsilon", nullptr, kSchedule}, {"seed", nullptr, kNoMemory}, {"beta", nullptr, kSchedule},
+    {"lr_scheduler_kwargs.*", nullptr, kSchedule},
+    {"output_dir", nullptr, kLogging}, {"overwrite_output_dir", nullptr, kLogging}, {"logging_steps", nullptr, kLogging},
+    {"save_steps", nullptr, kLogging}, {"save_strategy", nullptr, kLogging}, {"save_total_limit", nullptr, kLogging},
+    {"save_only_model", nullptr, kLogging}, {"eval_strategy", nullptr, kLogging}, {"evaluation_strategy", nullptr, kLogging},
+    {"eval_steps", nullptr, kLogging}, {"do_train", nullptr, kLogging}, {"do_eval", nullptr, kLogging},
+    {"report_to", nullptr, kLogging}, {"run_name", nullptr, kLogging}, {"logging_dir", nullptr, kLogging},
+    {"push_to_hub", nullptr, kLogging}, {"hub_model_id", nullptr, kLogging}, {"resume_from_checkpoint", nullptr, kLogging},
+    {"ddp_timeout", nullptr, kNoMemory}, {"dataloader_num_workers", nullptr, "host memory of data workers: not modelled"},
+    {"dataset_name", nullptr, "the data: the bill counts seq_len tokens per sequence"},
+    {"dataset_config", nullptr, kNoMemory}, {"dataset_text_field", nullptr, kNoMemory},
+    {"trust_remote_code", nullptr, kNoMemory}, {"remove_unused_columns", nullptr, kNoMemory},
+    {"packing", nullptr, "packed sequences fill seq_len: the bill counts full sequences"},
+};
+
+}  // namespace
+
+std::string optimizer_from_name(std::string_view name) {
+    const std::string n = lower(name);
+    if (n.find("paged") != std::string::npos && n.find("8bit") != std::string::npos) return "paged-adamw-8bit";
+    if (n.find("8bit") != std::string::npos && n.find("adam") != std::string::npos) return "adamw-8bit";
+    if (n.find("lion") != std::string::npos) return "lion";
+    if (n.find("adafactor") != std::string::npos) return "adafactor";
+    // paged_adamw_32bit keeps the same two fp32 states as AdamW (paged to host only under pressure).
+    if (n.find("adam") != std::string::npos) return "adamw";
+    if (n == "sgd" || n.find("optim.sgd") != std::string::npos) return "sgd";
+    return "";
+}
+
+void read_optimizer(Importer& im, const Entry& e) {
+    const std::string o = optimizer_from_name(e.value);
+    if (o.empty()) return im.ignore(e, "an optimizer the bill does not model (adamw assumed)");
+    im.set("optimizer", o, e);
+}
+
+std::span<const Rule> hf_training_argument_rules() { return kHf; }
+
+void import_hf_trainer(Importer& im, std::span<const Entry> entries) {
+    im.set_default("framework", "hf", "the HF Trainer (TRL's trainers extend it)");
+    // `deepspeed` may hold the DeepSpeed config itself (TrainingArguments accepts a dict): read with its rules.
+    std::vector<Entry> own, ds;
+    for (const Entry& e : entries) {
+        if (e.key.rfind("deepspeed.", 0) == 0) {
+            ds.push_back(e);
+            ds.back().key = e.key.substr(10);
+        } else {
+            own.push_back(e);
+        }
+    }
+    im.apply(own, {hf_training_argument_rules()});
+    if (!ds.empty()) import_deepspeed(im, ds, "deepspeed.");
+}
+
+}  // namespace vramcalc::imports

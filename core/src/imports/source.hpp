@@ -1,0 +1,113 @@
+// Internal: what every importer shares. An Entry is one key of the file (a flag of a command line, or a
+// leaf of a YAML/JSON document flattened to a dotted path); a Rule maps one key onto scenario keys, or
+// says why it is ignored; an Importer applies a table of rules and fills the scenario and the report.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vramcalc/import.hpp"
+
+namespace vramcalc::imports {
+
+using json = nlohmann::json;
+
+struct Entry {
+    enum class Kind { scalar, null, list, other };
+    std::string key;                 // flag ("--tp") or dotted path ("zero_optimization.stage")
+    std::string value;               // scalar text; a flag without a value: ""
+    Kind kind = Kind::scalar;
+    std::vector<std::string> items;  // Kind::list: the scalar items
+    int line = 0;
+    bool has_value = true;           // command-line flags: false when none followed
+};
+
+class Importer;
+using Handler = void (*)(Importer& im, const Entry& e);
+
+// One key's rule. `key` matches exactly, or a whole subtree when it ends in ".*" ("profiler.*").
+// handler nullptr: recognised and ignored for the reason `why`.
+struct Rule {
+    const char* key;
+    Handler handler;
+    const char* why = "";
+};
+
+// Reasons shared by the tables (docs/imports.md explains each).
+inline constexpr const char* kNoMemory = "no effect on memory";
+inline constexpr const char* kNotModelled = "read, not modelled: the bill does not depend on it yet";
+
+class Importer {
+public:
+    Importer(std::string format, const Catalog& catalog);
+
+    // Applies the first matching rule of `tables` (in order) to each entry; no rule: unknown.
+    void apply(std::span<const Entry> entries, std::initializer_list<std::span<const Rule>> tables);
+
+    // Sets scenario key `target` ("lora.rank", "rlhf.rollout.tp") from entry `e` and records it as read.
+    void set(const std::string& target, json value, const Entry& e, std::string note = "");
+    // Sets a key without an entry of its own (a default of the importing tool), recorded as a note.
+    void set_default(const std::string& target, json value, const std::string& why);
+    void ignore(const Entry& e, std::string why);
+    void note(std::string text) { out_.report.notes.push_back(std::move(text)); }
+    bool has(const std::string& target) const;
+
+    // Typed values of `e`; a wrong type is an error naming the line and the key (nullopt).
+    std::optional<std::int64_t> integer(const Entry& e);
+    std::optional<double> number(const Entry& e);
+    std::optional<bool> boolean(const Entry& e);
+    std::string text(const Entry& e) const { return e.value; }
+
+    // The model: a preset when `name` (hub id, path, GGUF file name) resolves to one, else a note.
+    void model(const Entry& e, const std::string& name);
+
+    const Imported& current() const { return out_; }
+    // How many keys each list of the report holds (read, ignored, unknown), and `prefix` put back in front
+    // of the keys reported since those counts (a nested config read with another format's rules).
+    std::array<std::size_t, 3> report_sizes() const;
+    void prefix_keys_since(const std::array<std::size_t, 3>& sizes, const std::string& prefix);
+    Result<Imported> finish();
+    Problems& errors() { return errors_; }
+
+private:
+    void error(const Entry& e, const std::string& expected);
+    const Catalog& catalog_;
+    Imported out_;
+    Problems errors_;
+};
+
+// The preset id a hub id, a path or a GGUF file name names, or "" (model_match.cpp).
+std::string match_model_preset(std::string_view name, const Catalog& catalog);
+
+// Lower case, ASCII.
+std::string lower(std::string_view s);
+json import_to_json_keys(const std::vector<ImportedKey>& keys);
+
+// Importers, one per source format (one file each).
+Result<Imported> import_command_line(std::string_view text, const Catalog& catalog, bool& recognised);
+void import_vllm(Importer& im, std::span<const Entry> flags, const Entry* positional_model);
+void import_sglang(Importer& im, std::span<const Entry> flags);
+void import_llamacpp(Importer& im, std::span<const Entry> flags);
+void import_deepspeed(Importer& im, std::span<const Entry> entries, const std::string& prefix = "");
+void import_accelerate(Importer& im, std::span<const Entry> entries);
+void import_hf_trainer(Importer& im, std::span<const Entry> entries);  // HF TrainingArguments and TRL configs
+void import_llamafactory(Importer& im, std::span<const Entry> entries);
+void import_axolotl(Importer& im, std::span<const Entry> entries);
+void import_torchtune(Importer& im, std::span<const Entry> entries);
+void import_peft(Importer& im, std::span<const Entry> entries);
+
+// Rules several formats share (hf_trainer.cpp): HF TrainingArguments keys.
+std::span<const Rule> hf_training_argument_rules();
+// An optimizer name of HF's `optim`, axolotl's `optimizer` or torchtune's component: the scenario value or "".
+std::string optimizer_from_name(std::string_view name);
+// The handler of such a key: sets `optimizer`, or reports a name the bill does not model.
+void read_optimizer(Importer& im, const Entry& e);
+
+}  // namespace vramcalc::imports

@@ -1,0 +1,11 @@
+// The importer's stand-in for builds without yaml-cpp (CMake picks it instead of import_config.cpp).
+#include "ui.hpp"
+
+namespace vramcalc::ui {
+
+bool import_into(AppState& st, const std::string& name, const std::string&) {
+    set_status(st, name + ": this build cannot import configs (built without yaml-cpp); a config.json or a scenario file works", true);
+    return false;
+}
+
+}  // namespace vramcalc::ui
