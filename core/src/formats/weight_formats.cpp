@@ -218,7 +218,7 @@ struct TensorCoster {
         if (f == "fp8-channel") return n + 4.0 * rows + bias;
         // Block-quantised fp8 (DeepSeek-V3/R1 quantization_config weight_block_size [128, 128]; vLLM
         // Fp8LinearMethod with block quant): e4m3 weight + one fp32 weight_scale_inv per 128 x 128 block.
-        if (f == "fp8-block") return n + 4.0 * std::ceil(rows / 128.0) * std::ceil(cols / 128.0) + bias;
+        if (f == "fp8-block") return n + 4.0 * std::ceil(rows / 128.0) * std::ceil(static_cast<double>(g.cols) / 128.0) + bias;
         const double q = quantized_linear_bytes(f, g.rows, g.cols);  // fp8, int8, nf4, nf4-dq (recipes.cpp)
         if (q < 0) {
             if (ok) *ok = false;
