@@ -142,7 +142,7 @@ static void model_source(AppState& st) {
         ImGui::TextDisabled("Or paste a config.json here:");
         ImGui::InputTextMultiline("##paste", &st.pasted_config, ImVec2(-1, fs * 5));
         if (ImGui::Button("Use pasted config")) {
-            json j = json::parse(st.pasted_config, nullptr, false);
+            json j = json::parse(std::string_view(st.pasted_config), nullptr, false);
             if (j.is_discarded() || !j.is_object()) set_status(st, "The pasted text is not a JSON object (a config.json is one).", true);
             else w::set(st, "/model", std::move(j));
         }
