@@ -29,6 +29,7 @@ PACKAGES=(
   xvfb xauth                         # running the desktop app headless in tests
   chromium                           # page tests in a real browser
   nodejs                             # serving the page, browser tests (npm: playwright-core)
+  terser                             # the page's runtime JS, compressed (web/CMakeLists.txt)
   fonts-karla                        # the UI font embedded into the page and the desktop app
   zlib1g-dev                         # PNG screenshots of the desktop app
   python3                            # tools/measure dry-run test (already pulled in by emscripten)

@@ -40,6 +40,12 @@ EM_JS(char*, js_initial_hash, (), { return vramcalcPage.toC(location.hash || "")
 EM_JS(int, js_embed_mode, (), { return vramcalcPage.embed ? 1 : 0; });
 EM_JS(void, js_first_frame, (), { vramcalcPage.firstFrame(); });
 EM_JS(void, js_text_input, (int want), { vramcalcPage.textInputWanted(want != 0); });
+// A start-up failure, on the page where the loading message was (shell/page.js) and in the console.
+// Not emscripten_log: its printf-style formatter and stack walker are 3 KB of the page's gzip JS.
+EM_JS(void, js_fatal, (const char* text), {
+    console.error(UTF8ToString(text));
+    Module.onAbort(UTF8ToString(text));
+});
 EM_JS(void, js_content_height, (double css_pixels), { vramcalcPage.contentHeight(css_pixels); });
 
 namespace {
@@ -339,7 +345,7 @@ EMSCRIPTEN_KEEPALIVE double vramcalc_time_catalog_solve(int repeats) {
 int main() {
     const auto& catalog = vramcalc::builtin_catalog();
     if (!catalog.ok()) {
-        emscripten_log(EM_LOG_ERROR, "vramcalc: the built-in presets are broken: %s", catalog.error_text().c_str());
+        js_fatal(("the built-in presets are broken: " + catalog.error_text()).c_str());
         return 1;
     }
     if (!glfwInit()) return 1;

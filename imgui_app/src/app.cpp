@@ -23,7 +23,7 @@ App::App(const Catalog& catalog, Platform& platform) {
     st_.scenario = default_scenario();
     const std::string saved = platform.load_setting("scenario");
     if (!saved.empty()) {
-        json j = json::parse(saved, nullptr, false);
+        json j = json::parse(std::string_view(saved), nullptr, false);
         if (j.is_object() && j.contains("model")) st_.scenario = std::move(j);
     }
     const std::string base = platform.load_setting("hub_base");
@@ -57,7 +57,7 @@ void App::on_file(const std::string& name, const std::string& bytes) {
         set_status(st_, "No file was read: drop a config.json or a scenario file on the window instead.", true);
         return;
     }
-    json j = json::parse(bytes, nullptr, false);
+    json j = json::parse(std::string_view(bytes), nullptr, false);
     if (j.is_discarded() || !j.is_object() || (!j.contains("model") && !j.contains("model_type"))) {
         import_into(st_, name, bytes);  // another tool's config: a command line, YAML, DeepSpeed JSON, ...
         return;
@@ -77,7 +77,7 @@ void App::on_fetched(bool ok, const std::string& url, const std::string& body, c
         set_status(st_, "Could not fetch " + url + ": " + error, true);
         return;
     }
-    json j = json::parse(body, nullptr, false);
+    json j = json::parse(std::string_view(body), nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
         set_status(st_, url + " did not return a JSON object (is the model gated or private?)", true);
         return;

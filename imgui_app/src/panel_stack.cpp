@@ -65,11 +65,11 @@ void GuiLayerStack(AppState& st) {
     const bool preset_stack = preset && preset->spec.stack;
     const bool inline_stack = model.is_object() && model.contains("layers");
     if ((preset_stack || inline_stack) && ImGui::Button(preset_stack ? "Edit the chosen preset's layers" : "Edit the stack in use"))
-        st.stack_text = (preset_stack ? json::parse(preset->config_json) : model).dump(1);
+        st.stack_text = (preset_stack ? json::parse(std::string_view(preset->config_json)) : model).dump(1);
     ImGui::TextDisabled("{\"input\": [3, 224, 224], \"layers\": [{\"type\": \"conv2d\", \"out_channels\": 64, ...}, ...]}");
     ImGui::InputTextMultiline("##stack", &st.stack_text, ImVec2(-1, fs * 10));
     if (ImGui::Button("Use this stack")) {
-        json j = json::parse(st.stack_text, nullptr, false);
+        json j = json::parse(std::string_view(st.stack_text), nullptr, false);
         if (j.is_discarded() || !j.is_object() || !j.contains("layers"))
             set_status(st, "A layer stack is a JSON object with \"input\" (the per-sample shape) and \"layers\".", true);
         else w::set(st, "/model", std::move(j));

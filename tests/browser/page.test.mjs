@@ -438,20 +438,28 @@ if (args.measure) {
   const pageFiles = ['index.html', 'page.js', 'vramcalc.js', 'vramcalc.wasm'];
   metrics.transfer_gzip_bytes = pageFiles.reduce((n, f) => n + zlib.gzipSync(fs.readFileSync(path.join(dist, f)), {level: 9}).length, 0);
   metrics.transfer_raw_bytes = pageFiles.reduce((n, f) => n + fs.statSync(path.join(dist, f)).size, 0);
-  const firsts = [];
+  // First paint as the floor counts it: the calculator's first frame on the canvas (the verdict is on
+  // it). The browser's first contentful paint is the HTML loading screen, reported beside it.
+  const firsts = [], fcps = [];
   for (let i = 0; i < 5; i++) {
     const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora');
     firsts.push(await p.evaluate(() => window.vramcalcPage.firstFrameMs));
+    fcps.push(await p.evaluate(() => (performance.getEntriesByName('first-contentful-paint')[0] || {startTime: NaN}).startTime));
     await p.close();
   }
   firsts.sort((a, b) => a - b);
+  fcps.sort((a, b) => a - b);
   metrics.first_frame_ms_median_of_5 = Math.round(firsts[2]);
   metrics.first_frame_ms_all = firsts.map(Math.round);
+  metrics.loading_screen_fcp_ms_median_of_5 = Math.round(fcps[2]);
   metrics.catalog_solve_ms_in_page = +(await page.evaluate(() => window.vramcalcPage.timeCatalogSolve(50))).toFixed(3);
   metrics.files_requested = [...new Set(served)].filter(f => !f.startsWith('examples/') && f !== 'test-host.html');
   console.log('page metrics: ' + JSON.stringify(metrics, null, 1));
+  const gz = f => (zlib.gzipSync(fs.readFileSync(path.join(dist, f)), {level: 9}).length / 1024).toFixed(1);
+  console.log(`page files, KiB gzip: ${pageFiles.map(f => `${f} ${gz(f)}`).join(', ')}`);
   console.log(`page: ${(metrics.transfer_gzip_bytes / 1024).toFixed(1)} KiB gzip (html + js + wasm), first paint ` +
-              `${metrics.first_frame_ms_median_of_5} ms (median of 5), idle ${metrics.idle_raf_per_s} frames/s and ` +
+              `${metrics.first_frame_ms_median_of_5} ms (canvas first frame, median of 5; loading screen at ` +
+              `${metrics.loading_screen_fcp_ms_median_of_5} ms), idle ${metrics.idle_raf_per_s} frames/s and ` +
               `${metrics.idle_main_thread_ms_per_s} ms/s main thread, catalog solve ${metrics.catalog_solve_ms_in_page} ms in the page, ` +
               `wheel notch ${metrics.wheel_notch_px} px`);
 }

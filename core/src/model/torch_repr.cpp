@@ -38,18 +38,18 @@ std::optional<json> value_of(const std::string& v) {
         std::string cur;
         for (char c : v.substr(1, v.size() - 2)) {
             if (c == ',') {
-                if (!trim(cur).empty()) a.push_back(json::parse(trim(cur), nullptr, false));
+                if (!trim(cur).empty()) a.push_back(json::parse(std::string_view(trim(cur)), nullptr, false));
                 cur.clear();
             } else {
                 cur += c;
             }
         }
-        if (!trim(cur).empty()) a.push_back(json::parse(trim(cur), nullptr, false));
+        if (!trim(cur).empty()) a.push_back(json::parse(std::string_view(trim(cur)), nullptr, false));
         for (const auto& x : a)
             if (x.is_discarded()) return std::nullopt;
         return a;
     }
-    json n = json::parse(v, nullptr, false);
+    json n = json::parse(std::string_view(v), nullptr, false);
     if (n.is_discarded() || !n.is_number()) return json(v);  // an unquoted word (approximate=none, mode=row)
     return n;
 }

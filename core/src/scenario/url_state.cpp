@@ -221,7 +221,7 @@ std::string scalar_text(const json& v) {
         case json::value_t::string: {
             std::string s = v.get<std::string>();
             // Invalid UTF-8 cannot appear in a decoded link; replace it as nlohmann's dump does.
-            if (!valid_utf8(s)) s = json::parse(dump_compact(v), nullptr, false).get<std::string>();
+            if (!valid_utf8(s)) s = json::parse(std::string_view(dump_compact(v)), nullptr, false).get<std::string>();
             return needs_quote(s) ? "'" + s : s;
         }
         case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
@@ -291,7 +291,9 @@ public:
             error(field, "embedded JSON nests deeper than " + std::to_string(kUrlStateMaxJsonDepth) + " levels");
             return std::nullopt;
         }
-        json j = json::parse(*bytes, nullptr, /*allow_exceptions=*/false);
+        // JSON text is parsed as a std::string_view everywhere (core, UI): nlohmann instantiates its whole
+        // parser once per input type, and the page carried a second copy for std::string (9 KB of code).
+        json j = json::parse(std::string_view(*bytes), nullptr, /*allow_exceptions=*/false);
         if (j.is_discarded()) {
             error(field, "the base64url text does not hold valid JSON (UTF-8, finite numbers)");
             return std::nullopt;
@@ -316,7 +318,7 @@ public:
         if (t == "false") return json(false);
         if (t == "null") return json(nullptr);
         if (is_json_number(t)) {
-            json n = json::parse(t, nullptr, false);
+            json n = json::parse(std::string_view(t), nullptr, false);
             if (n.is_discarded() || !n.is_number()) {
                 error(field, "number " + shown(t) + " is out of range");
                 return std::nullopt;

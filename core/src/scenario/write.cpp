@@ -11,7 +11,7 @@ namespace detail {
 
 json model_json(const ModelSpec& m, const std::string& ref, const std::string& config) {
     if (ref == "inline" && !config.empty()) {
-        json j = json::parse(config, nullptr, false);
+        json j = json::parse(std::string_view(config), nullptr, false);
         if (!j.is_discarded()) return j;
     }
     if (ref == "parameters") return {{"name", m.name}, {"parameters", m.declared_parameters}};
