@@ -56,7 +56,10 @@ std::string table_by(const std::vector<StartupLogRow>& rows, const char* head, a
     std::map<std::string, bool> keys;
     for (const auto& r : rows) keys[key(r)] = true;
     std::string o = std::string("| ") + head + kMedianHead;
-    for (const auto& [k, _] : keys) o += median_row(k, medians(rows, [&](const StartupLogRow& r) { return key(r) == k; }));
+    for (const auto& entry : keys) {
+        const std::string& k = entry.first;  // a named reference: clang 14 (Emscripten) cannot capture a structured binding
+        o += median_row(k, medians(rows, [&](const StartupLogRow& r) { return key(r) == k; }));
+    }
     return o;
 }
 

@@ -170,7 +170,7 @@ EMSCRIPTEN_KEEPALIVE const char* vramcalc_api_import(const char* config_text, in
         j["ok"] = true;
         return j;
 #else
-        return failure("config", "this build has no importer (built without yaml-cpp)");
+        return failure("config", "this build has no config importer: the page leaves it out for its size (build with -DVRAMCALC_PAGE_IMPORTS=ON to include it); the CLI (vramcalc import) and the headless vramcalc-api.js import configs");
 #endif
     });
 }
