@@ -169,3 +169,12 @@ TEST_CASE("checkpoint: checkpoint_bytes replaces the config's weight count and k
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.error_text().find("checkpoint_bytes") != std::string::npos);
 }
+
+TEST_CASE("checkpoint: absurd shapes are refused, never overflow") {
+    auto huge = vramcalc::read_checkpoint_header(gguf({{{"t", "", {256, std::int64_t{1} << 40, 1 << 20}, 0}, 12}}));
+    REQUIRE_FALSE(huge.ok());
+    CHECK(huge.error_text().find("more than 2^50 elements") != std::string::npos);
+    auto st = vramcalc::read_checkpoint_header(safetensors({{"w", "BF16", {std::int64_t{1} << 30, std::int64_t{1} << 30}, 2}}));
+    REQUIRE_FALSE(st.ok());
+    CHECK(st.error_text().find("checkpoint.w.shape") != std::string::npos);
+}

@@ -1,13 +1,16 @@
 // The summary every checkpoint reader fills, and the dispatch on the file's first bytes.
 #include "vramcalc/checkpoint.hpp"
 
+#include <algorithm>
+
 #include "checkpoint/readers.hpp"
 
 namespace vramcalc {
 
 void CheckpointSummary::add(const CheckpointTensor& t) {
-    std::int64_t elements = 1;
-    for (std::int64_t d : t.shape) elements *= d;
+    double product = 1;  // in double: the readers bound each tensor to 2^50 elements, callers may not
+    for (std::int64_t d : t.shape) product *= static_cast<double>(d);
+    const auto elements = static_cast<std::int64_t>(std::min(product, 9.0e18));
     bytes_by_dtype[t.dtype] += t.bytes;
     elements_by_dtype[t.dtype] += elements;
     total_bytes += t.bytes;

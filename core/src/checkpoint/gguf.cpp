@@ -26,6 +26,7 @@ const char* ggml_type_name_of(std::uint32_t id) {
 constexpr std::uint64_t kMaxString = 1 << 24;     // a key, value or tensor name longer than 16 MiB is not a header
 constexpr std::uint64_t kMaxTensors = 1 << 22;
 constexpr std::uint32_t kMaxDims = 4;             // GGML_MAX_DIMS
+constexpr std::uint64_t kMaxElements = std::uint64_t{1} << 50;  // per tensor: 10^15 weights is no checkpoint
 constexpr std::size_t kMaxHeader = std::size_t{1} << 28;  // 256 MiB: a longer "header" is a corrupt count
 
 // A cursor over the bytes read so far; `short_` records that the header runs past them.
@@ -124,7 +125,14 @@ Parsed parse(std::string_view bytes) {
             if (!c.short_) p.error = "tensor " + t.name + " has " + std::to_string(dims) + " dimensions (ggml allows 1 to 4)";
             break;
         }
-        for (std::uint32_t d = 0; d < dims; ++d) t.shape.push_back(static_cast<std::int64_t>(c.u(8)));
+        double elements = 1;
+        bool absurd = false;
+        for (std::uint32_t d = 0; d < dims; ++d) {
+            const std::uint64_t n = c.u(8);
+            absurd = absurd || n > kMaxElements;
+            elements *= static_cast<double>(n);
+            t.shape.push_back(static_cast<std::int64_t>(std::min(n, kMaxElements)));
+        }
         const std::uint32_t id = static_cast<std::uint32_t>(c.u(4));
         c.u(8);  // data offset
         if (c.short_) break;
@@ -132,6 +140,10 @@ Parsed parse(std::string_view bytes) {
         const GgmlType* g = name ? ggml_type(name) : nullptr;
         if (!g) {
             p.error = "tensor " + t.name + " has ggml type id " + std::to_string(id) + ", unknown to this reader (ggml.h ids 0-39)";
+            return p;
+        }
+        if (absurd || elements > static_cast<double>(kMaxElements)) {
+            p.error = "tensor " + t.name + " claims more than 2^50 elements: not a real checkpoint's header";
             return p;
         }
         t.dtype = name;

@@ -12,6 +12,7 @@ namespace {
 
 // safetensors' own limit on the header (safetensors/src/tensor.rs MAX_HEADER_SIZE = 100_000_000).
 constexpr std::uint64_t kMaxHeader = 100'000'000;
+constexpr std::uint64_t kMaxElements = std::uint64_t{1} << 50;  // per tensor: 10^15 weights is no checkpoint
 
 // Bits per element of each safetensors dtype (safetensors/src/tensor.rs Dtype::bitsize); 0 = unknown.
 int dtype_bits(const std::string& d) {
@@ -62,9 +63,12 @@ Result<CheckpointSummary> read_safetensors_header(std::string_view bytes) {
         double elements = 1;
         for (const auto& d : t["shape"]) {
             if (!d.is_number_unsigned()) return fail(name + ".shape", "dimensions must be non-negative integers, got " + d.dump());
+            if (d.get<std::uint64_t>() > kMaxElements) return fail(name + ".shape", "a dimension of " + d.dump() + " (at most 2^50)");
             x.shape.push_back(d.get<std::int64_t>());
             elements *= static_cast<double>(x.shape.back());
         }
+        if (elements > static_cast<double>(kMaxElements))
+            return fail(name + ".shape", t["shape"].dump() + " is more than 2^50 elements: not a real checkpoint's header");
         const auto& o = t["data_offsets"];
         if (!o[0].is_number_unsigned() || !o[1].is_number_unsigned() || o[1].get<std::uint64_t>() < o[0].get<std::uint64_t>() ||
             o[1].get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
