@@ -1,5 +1,6 @@
 #include "weights.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,55 +15,45 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The first `n` bytes of a file (fewer when it is shorter).
-std::string leading_bytes(const fs::path& p, std::int64_t n) {
+// Bytes first..last of a file (fewer when it ends first); last < 0: the whole file.
+std::string file_range(const fs::path& p, std::int64_t first, std::int64_t last) {
     std::ifstream f(p, std::ios::binary);
     if (!f) throw std::runtime_error("cannot open '" + p.string() + "'");
-    std::string out(static_cast<std::size_t>(n), '\0');
-    f.read(out.data(), n);
-    out.resize(static_cast<std::size_t>(f.gcount()));
+    if (last < 0) return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::string out(static_cast<std::size_t>(last - first + 1), '\0');
+    f.seekg(first);
+    f.read(out.data(), static_cast<std::streamsize>(out.size()));
+    out.resize(static_cast<std::size_t>(std::max<std::streamsize>(0, f.gcount())));
     return out;
 }
 
-// One checkpoint file: read 64 KiB, then as much as its header says it needs.
-CheckpointSummary read_one(const fs::path& p) {
-    std::string bytes = leading_bytes(p, 64 * 1024);
-    for (int tries = 0; tries < 16; ++tries) {
-        const std::int64_t need = checkpoint_header_bytes_needed(bytes);
-        if (need <= static_cast<std::int64_t>(bytes.size())) break;
-        const std::string more = leading_bytes(p, need);
-        if (more.size() == bytes.size()) break;  // the file ends first: the reader says the header is cut short
-        bytes = more;
-    }
-    auto r = read_checkpoint_header(bytes);
-    for (const auto& w : r.warnings) std::cerr << "warning: " << p.string() << ": " << w << "\n";
-    if (!r.ok()) throw std::runtime_error(p.string() + ": " + r.error_text());
-    return *r;
+// The files a path names: a folder's model.safetensors.index.json, else its .safetensors/.gguf files; a file.
+std::vector<std::string> files_of(const fs::path& p) {
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) return {p.string()};
+    if (fs::exists(p / "model.safetensors.index.json")) return {(p / "model.safetensors.index.json").string()};
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(p))
+        if (e.path().extension() == ".safetensors" || e.path().extension() == ".gguf") out.push_back(e.path().string());
+    std::sort(out.begin(), out.end());
+    if (out.empty()) throw std::runtime_error("'" + p.string() + "' holds no model.safetensors.index.json, .safetensors or .gguf file");
+    return out;
 }
 
-// The files a path names: an index (its shards), a folder (its index, else its .safetensors/.gguf files), a file.
-std::vector<fs::path> files_of(const fs::path& p, std::int64_t& index_total) {
-    std::error_code ec;
-    if (fs::is_directory(p, ec)) {
-        if (fs::exists(p / "model.safetensors.index.json")) return files_of(p / "model.safetensors.index.json", index_total);
-        std::vector<fs::path> out;
-        for (const auto& e : fs::directory_iterator(p))
-            if (e.path().extension() == ".safetensors" || e.path().extension() == ".gguf") out.push_back(e.path());
-        std::sort(out.begin(), out.end());
-        if (out.empty()) throw std::runtime_error("'" + p.string() + "' holds no model.safetensors.index.json, .safetensors or .gguf file");
-        return out;
+// The headers of every file, read range by range as the page reads them over HTTP (checkpoint.hpp).
+CheckpointHeaderReader read_headers(const std::vector<std::string>& paths) {
+    std::vector<std::string> files;
+    for (const auto& arg : paths)
+        for (auto& f : files_of(arg)) files.push_back(std::move(f));
+    CheckpointHeaderReader reader(files);
+    while (const ByteRange* r = reader.next()) {
+        std::error_code ec;
+        if (!fs::is_regular_file(r->file, ec)) throw std::runtime_error("cannot open '" + r->file + "'");
+        reader.receive(file_range(r->file, r->first, r->last));
     }
-    if (p.filename().string().size() > 11 && p.filename().string().ends_with(".index.json")) {
-        std::ifstream f(p);
-        const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-        auto ix = read_safetensors_index(text);
-        if (!ix.ok()) throw std::runtime_error(p.string() + ": " + ix.error_text());
-        index_total += ix->total_size;
-        std::vector<fs::path> out;
-        for (const auto& s : ix->shards) out.push_back(p.parent_path() / s);
-        return out;
-    }
-    return {p};
+    for (const auto& w : reader.warnings()) std::cerr << "warning: " << w << "\n";
+    if (reader.failed()) throw std::runtime_error(reader.error());
+    return reader;
 }
 
 }  // namespace
@@ -70,10 +61,9 @@ std::vector<fs::path> files_of(const fs::path& p, std::int64_t& index_total) {
 int cmd_weights(const std::vector<std::string>& paths, bool as_json) {
     try {
         if (paths.empty()) throw std::runtime_error("weights needs FILE... (safetensors, model.safetensors.index.json, GGUF, or a folder)");
-        CheckpointSummary all;
-        std::int64_t index_total = 0;
-        for (const auto& arg : paths)
-            for (const auto& f : files_of(arg, index_total)) all.merge(read_one(f));
+        const CheckpointHeaderReader reader = read_headers(paths);
+        const CheckpointSummary& all = reader.summary();
+        const std::int64_t index_total = reader.index_total_size();
         if (index_total > 0 && index_total != all.total_bytes)
             std::cerr << "warning: the index's metadata.total_size is " << index_total << " B but the shard headers sum to "
                       << all.total_bytes << " B (the headers are what loads)\n";

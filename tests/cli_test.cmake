@@ -55,6 +55,10 @@ expect_run(0 "\"checkpoint_bytes\": 8740864" weights ${DATA}/checkpoints/gptq-la
 expect_run(0 "\"checkpoint_bytes\": 524296192" weights ${DATA}/checkpoints/sharded --json)
 expect_run(0 "\"files\": 2" weights ${DATA}/checkpoints/sharded/model.safetensors.index.json --json)
 expect_run(0 "q6_k" weights ${DATA}/checkpoints/q4_k-layer.gguf)
+# The page's Hub fixtures (checkpoints/hub, make_fixtures.py): FP8 sharded with an index, GPTQ and bf16 single files.
+expect_run(0 "\"checkpoint_bytes\": 9081202432" weights ${DATA}/checkpoints/hub/neuralmagic/Meta-Llama-3-8B-Instruct-FP8 --json)
+expect_run(0 "\"checkpoint_bytes\": 459297536" weights ${DATA}/checkpoints/hub/Qwen/Qwen2.5-0.5B-Instruct-GPTQ-Int4 --json)
+expect_run(0 "\"checkpoint_bytes\": 988065536" weights ${DATA}/checkpoints/hub/Qwen/Qwen2.5-0.5B/model.safetensors --json)
 expect_run(2 "not a safetensors or GGUF file" weights ${DATA}/param_counts.json)
 expect_run(2 "cannot open" weights ${tmp}/no-such.safetensors)
 

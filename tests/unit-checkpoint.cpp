@@ -2,7 +2,9 @@
 // built here byte by byte as the formats define them, and clear errors for broken ones.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -177,4 +179,91 @@ TEST_CASE("checkpoint: absurd shapes are refused, never overflow") {
     auto st = vramcalc::read_checkpoint_header(safetensors({{"w", "BF16", {std::int64_t{1} << 30, std::int64_t{1} << 30}, 2}}));
     REQUIRE_FALSE(st.ok());
     CHECK(st.error_text().find("checkpoint.w.shape") != std::string::npos);
+}
+
+namespace {
+
+// Files in memory answered range by range, as a Range server (or the CLI's file reads) would; `log`
+// records each request as "file first-last" ("file whole" for an index).
+struct RangeFiles {
+    explicit RangeFiles(std::map<std::string, std::string> f = {}) : files(std::move(f)) {}
+    std::map<std::string, std::string> files;
+    std::vector<std::string> log;
+    void run(vramcalc::CheckpointHeaderReader& r) {
+        while (const vramcalc::ByteRange* q = r.next()) {
+            log.push_back(q->file + (q->last < 0 ? " whole" : " " + std::to_string(q->first) + "-" + std::to_string(q->last)));
+            const auto it = files.find(q->file);
+            if (it == files.end()) r.missing();
+            else if (q->last < 0) r.receive(it->second);
+            else r.receive(std::string_view(it->second).substr(std::min<std::size_t>(it->second.size(), static_cast<std::size_t>(q->first)),
+                                                              static_cast<std::size_t>(q->last - q->first + 1)));
+        }
+    }
+};
+
+}  // namespace
+
+TEST_CASE("checkpoint: the header reader asks for the index, then bytes 0-7 and the header of each shard") {
+    const std::string a = safetensors({{"model.embed_tokens.weight", "BF16", {32000, 4096}, 32000LL * 4096 * 2}});
+    const std::string b = safetensors({{"model.norm.weight", "BF16", {4096}, 8192}, {"lm_head.weight", "BF16", {32000, 4096}, 32000LL * 4096 * 2}});
+    RangeFiles hub{{{"m/model.safetensors.index.json",
+                     R"({"metadata": {"total_size": 524296192}, "weight_map": {"model.embed_tokens.weight": "a.safetensors",
+                         "model.norm.weight": "b.safetensors", "lm_head.weight": "b.safetensors"}})"},
+                    {"m/a.safetensors", a + std::string(100, '\0')},  // data after the header: never asked for
+                    {"m/b.safetensors", b}}};
+    vramcalc::CheckpointHeaderReader r({"m/model.safetensors.index.json"});
+    hub.run(r);
+    REQUIRE(r.done());
+    // Shards in the order the index's weight_map (read with its keys sorted) first names them: lm_head's first.
+    CHECK(hub.log == std::vector<std::string>{"m/model.safetensors.index.json whole", "m/b.safetensors 0-7",
+                                              "m/b.safetensors 8-" + std::to_string(b.size() - 1), "m/a.safetensors 0-7",
+                                              "m/a.safetensors 8-" + std::to_string(a.size() - 1)});
+    CHECK(r.requests() == 5);
+    CHECK(r.files_read() == 2);
+    CHECK(r.summary().files == 2);
+    CHECK(r.summary().bytes_by_dtype.at("BF16") == 524296192);
+    CHECK(r.index_total_size() == 524296192);
+    CHECK(r.bytes_received() == static_cast<std::int64_t>(hub.files["m/model.safetensors.index.json"].size() + a.size() + b.size()));
+}
+
+TEST_CASE("checkpoint: the header reader falls back when the index is missing and says which file failed") {
+    const std::string one = safetensors({{"w", "F8_E4M3", {4096, 4096}, 4096 * 4096}, {"w_scale", "F32", {}, 4}});
+    RangeFiles hub{{{"model.safetensors", one}}};
+    vramcalc::CheckpointHeaderReader r({"model.safetensors.index.json"}, "model.safetensors");
+    hub.run(r);
+    REQUIRE(r.done());
+    CHECK(r.summary().bytes_by_dtype.at("F8_E4M3") == 4096 * 4096);
+    CHECK(r.summary().bytes_by_dtype.at("F32") == 4);
+
+    vramcalc::CheckpointHeaderReader none({"model.safetensors.index.json"});
+    RangeFiles{}.run(none);
+    REQUIRE(none.failed());
+    CHECK(none.error() == "model.safetensors.index.json: not found");
+
+    RangeFiles cut{{{"x.safetensors", one.substr(0, one.size() - 5)}}};  // the header ends early
+    vramcalc::CheckpointHeaderReader short_({"x.safetensors"});
+    cut.run(short_);
+    REQUIRE(short_.failed());
+    CHECK(short_.error().rfind("x.safetensors: ", 0) == 0);
+
+    vramcalc::CheckpointHeaderReader refused({"y.safetensors"});
+    refused.fail("y.safetensors: the server ignored the Range request");
+    CHECK(refused.failed());
+    CHECK(refused.next() == nullptr);
+}
+
+TEST_CASE("checkpoint: the header reader grows a GGUF read until its header is complete") {
+    // A header longer than the first 64 KiB read: 400 tensors with 200-character names.
+    std::vector<std::pair<Tensor, std::uint32_t>> ts;
+    for (int i = 0; i < 400; ++i) ts.push_back({{std::string(190, 'a') + std::to_string(1000 + i), "", {4096, 16}, 0}, 12});
+    const std::string g = gguf(ts);
+    REQUIRE(g.size() > 64 * 1024);
+    RangeFiles files{{{"m.gguf", g + std::string(4096, '\0')}}};
+    vramcalc::CheckpointHeaderReader r({"m.gguf"});
+    files.run(r);
+    REQUIRE(r.done());
+    CHECK(files.log.front() == "m.gguf 0-7");
+    CHECK(files.log.size() == 3);  // 0-7, 8-65535, then 65536-131071 (twice the bytes read)
+    CHECK(r.summary().bytes_by_dtype.at("q4_k") == 400LL * 16 * 16 * 144);
+    CHECK(r.bytes_received() < static_cast<std::int64_t>(g.size()) * 2 + 4096);
 }

@@ -28,6 +28,8 @@ EM_JS(void, js_download, (const char* name, const char* mime, const char* text),
       { vramcalcPage.download(UTF8ToString(name), UTF8ToString(mime), UTF8ToString(text)); });
 EM_JS(void, js_open_file, (), { vramcalcPage.openFile(); });
 EM_JS(void, js_fetch, (const char* url), { vramcalcPage.fetchText(UTF8ToString(url)); });
+EM_JS(void, js_read_checkpoint, (const char* base, const char* file, const char* if_missing),
+      { vramcalcPage.readCheckpoint(UTF8ToString(base), UTF8ToString(file), UTF8ToString(if_missing)); });
 EM_JS(void, js_set_hash, (const char* hash), { vramcalcPage.setHash(UTF8ToString(hash)); });
 EM_JS(void, js_open_url, (const char* url), { vramcalcPage.openUrl(UTF8ToString(url)); });
 EM_JS(void, js_set_summary, (const char* text), { vramcalcPage.setSummary(UTF8ToString(text)); });
@@ -70,6 +72,9 @@ public:
     void open_file_dialog() override { js_open_file(); }
     bool can_fetch() const override { return true; }
     void fetch_text(const std::string& url) override { js_fetch(url.c_str()); }
+    void read_checkpoint(const std::string& base, const std::string& file, const std::string& if_missing) override {
+        js_read_checkpoint(base.c_str(), file.c_str(), if_missing.c_str());
+    }
     void set_url_state(const std::string& hash) override { js_set_hash(hash.c_str()); }
     std::string share_link(const std::string& hash) const override { return take(js_page_link()) + "#" + hash; }
     void open_url(const std::string& url) override { js_open_url(url.c_str()); }
@@ -250,6 +255,10 @@ EMSCRIPTEN_KEEPALIVE void vramcalc_on_file(const char* name, const char* bytes) 
 }
 EMSCRIPTEN_KEEPALIVE void vramcalc_on_fetched(int ok, const char* url, const char* body, const char* error) {
     if (g_page.app) g_page.app->on_fetched(ok != 0, url ? url : "", body ? body : "", error ? error : "");
+    wake();
+}
+EMSCRIPTEN_KEEPALIVE void vramcalc_on_checkpoint(const char* report_json) {  // read_checkpoint's reports
+    if (g_page.app) g_page.app->on_checkpoint(report_json ? report_json : "");
     wake();
 }
 // A wheel or a finger's drag at (x, y) by (dx, dy), in CSS pixels (deltaMode 1: lines, 2: pages), positive

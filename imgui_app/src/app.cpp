@@ -87,6 +87,8 @@ void App::on_fetched(bool ok, const std::string& url, const std::string& body, c
     set_status(st_, "Fetched " + url);
 }
 
+void App::on_checkpoint(const std::string& report_json) { checkpoint_answer(st_, report_json); }
+
 void App::update() {
     if (!st_.dirty) return;
     st_.dirty = false;
@@ -119,7 +121,7 @@ void recompute(AppState& st) {
     if (!sc.ok()) {
         r.errors = sc.error_text();
         st.results = std::move(r);
-        st.platform->set_summary("The scenario has problems: " + st.results.errors);
+        st.platform->set_summary("The scenario has problems: " + st.results.errors + checkpoint_summary(st));
         return;
     }
     r.ok = true;
@@ -130,9 +132,11 @@ void recompute(AppState& st) {
     r.catalog = solve_catalog(r.scenario, st.catalog->gpus());
     r.advice = plan_changes(st.scenario, *st.catalog);
     r.curves = memory_curves(r.scenario, r.bill);
+    if (r.scenario.framework == Framework::vllm || r.scenario.framework == Framework::llamacpp) r.serving = serving_matrix(r.scenario);
     r.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     st.results = std::move(r);
-    st.platform->set_summary((st.load_error.empty() ? "" : st.load_error + "\n") + bill_summary(st.results.bill));
+    st.platform->set_summary((st.load_error.empty() ? "" : st.load_error + "\n") + bill_summary(st.results.bill) +
+                             serving_summary(st.results.serving) + checkpoint_summary(st));
 }
 
 }  // namespace vramcalc::ui

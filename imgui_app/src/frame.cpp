@@ -28,6 +28,7 @@ void Answers(AppState& st, bool with_verdict = true) {
     if (!st.results.ok) return;
     if (Section("Memory bill per GPU")) GuiBill(st);
     if (Section("Largest batch and context")) GuiFit(st);
+    if (!st.results.serving.empty() && Section("Serving: context x concurrency")) GuiServing(st);
     if (Section("Memory curves and the training step")) GuiCharts(st);
     if (Section("What to change")) GuiAdvisor(st);
 }

@@ -142,6 +142,7 @@ static void model_source(AppState& st) {
             }
             ImGui::SetNextItemWidth(-fs * 6.5f);
             if (ImGui::InputText("Hub URL", &st.hub_base)) st.platform->save_setting("hub_base", st.hub_base);
+            GuiCheckpoint(st);
         }
         ImGui::TextDisabled("Or paste a config.json, or a config you run with (vllm serve ..., DeepSpeed, LLaMA-Factory, axolotl, torchtune YAML):");
         ImGui::InputTextMultiline("##paste", &st.pasted_config, ImVec2(-1, fs * 5));

@@ -22,6 +22,8 @@ void GuiHardware(AppState& st);
 void GuiVerdict(AppState& st);
 void GuiBill(AppState& st);
 void GuiFit(AppState& st);
+void GuiServing(AppState& st);     // panel_serving.cpp: the context x concurrency grid (vLLM, llama.cpp)
+void GuiCheckpoint(AppState& st);  // panel_checkpoint.cpp: exact weight bytes from a Hub checkpoint's headers
 void GuiCharts(AppState& st);
 void GuiAdvisor(AppState& st);
 void GuiExport(AppState& st);
@@ -47,6 +49,10 @@ void apply_patch(AppState& st, const nlohmann::json& patch);
 // Imports a config (vllm/sglang/llama.cpp line, DeepSpeed, accelerate, HF/TRL, LLaMA-Factory, axolotl,
 // torchtune, PEFT) into the scenario; the status line reports it (import_config.cpp).
 bool import_into(AppState& st, const std::string& name, const std::string& text);
+// The checkpoint read's reports (panel_checkpoint.cpp), and its outcome as text for the summary.
+void checkpoint_answer(AppState& st, const std::string& report_json);
+std::string checkpoint_summary(const AppState& st);
+std::string serving_summary(const ServingMatrix& m);  // panel_serving.cpp: the grid as one line of text
 
 // Scenario-bound widgets. `ptr` is a JSON pointer into the scenario ("/micro_batch", "/lora/rank");
 // a key the user never set shows the value the estimator used (the framework's default).

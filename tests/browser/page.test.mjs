@@ -1,6 +1,6 @@
 // Page tests in a real browser: Debian's headless Chromium driven by playwright-core.
 //
-//   node page.test.mjs --dist build/wasm/dist --cli build/native/cli/vramcalc [--out DIR] [--measure]
+//   node page.test.mjs --dist build/wasm/dist --cli build/native/cli/vramcalc [--out DIR] [--measure] [--only REGEX]
 //
 // Serves the static folder under a sub-path (as GitHub Pages does), then checks what a user sees:
 // the page loads without console errors and shows a bill; the JS API answers exactly what the CLI
@@ -62,6 +62,7 @@ const browser = await chromium.launch({
 
 let failures = 0, passed = 0;
 async function check(name, fn) {
+  if (args.only && !new RegExp(args.only).test(name)) return;  // --only REGEX: the checks whose names match
   try {
     await fn();
     passed++;
@@ -80,9 +81,11 @@ const countFrames = () => {
   const raf = window.requestAnimationFrame.bind(window);
   window.requestAnimationFrame = cb => raf(t => { window.rafCount++; cb(t); });
 };
-async function open(url, viewport = {width: 1360, height: 900}, options = {}) {
+async function open(url, viewport = {width: 1360, height: 900}, options = {}, hubBase = null) {
   const page = await browser.newPage({viewport, deviceScaleFactor: 1, ...options});
   await page.addInitScript(countFrames);
+  // The "Hub URL" setting (localStorage, as the page's field saves it): a local fake Hub for the tests.
+  if (hubBase) await page.addInitScript(b => localStorage.setItem('vramcalc.hub_base', b), hubBase);
   page.errors = [];
   page.on('console', m => { if (m.type() === 'error') page.errors.push(m.text()); });
   page.on('pageerror', e => page.errors.push(String(e)));
@@ -452,6 +455,195 @@ for (const [name, viewport, options, url] of [
     await p.close();
   });
 }
+
+
+// A fake Hugging Face Hub on another origin serving tests/data/checkpoints/hub/<org>/<model>/<file> (and
+// tests/data/checkpoints/<file> as fixtures/checkpoints): header-only files whose data region is virtual
+// (zeros up to the end the header states), so Range requests are answered as a real server would without
+// the weights existing. `range: false` answers every request with the whole file (200), `cors: false`
+// sends no Access-Control-Allow-Origin. Every request is logged; a 200 body records how much was sent.
+const checkpoints = new URL('../data/checkpoints/', import.meta.url).pathname;
+function virtualSize(file) {
+  const b = fs.readFileSync(file);
+  if (file.endsWith('.safetensors')) {
+    const n = Number(b.readBigUInt64LE(0));
+    const h = JSON.parse(b.subarray(8, 8 + n).toString());
+    return 8 + n + Math.max(0, ...Object.entries(h).filter(([k]) => k !== '__metadata__').map(([, t]) => t.data_offsets[1]));
+  }
+  return file.endsWith('.gguf') ? b.length + (16 << 20) : b.length;
+}
+async function fakeHub({range = true, cors = true} = {}) {
+  const log = [];
+  const srv = http.createServer((req, res) => {
+    const entry = {method: req.method, path: decodeURIComponent(new URL(req.url, 'http://x').pathname), range: req.headers.range || null};
+    log.push(entry);
+    const head = cors ? {'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': 'Range'} : {};
+    if (req.method === 'OPTIONS') { res.writeHead(204, head).end(); return; }
+    const m = entry.path.match(/^\/([^/]+)\/([^/]+)\/resolve\/main\/(.+)$/);
+    const file = m && (m[1] === 'fixtures' && m[2] === 'checkpoints' ? path.join(checkpoints, m[3]) : path.join(checkpoints, 'hub', m[1], m[2], m[3]));
+    if (!file || !file.startsWith(checkpoints) || !fs.existsSync(file)) { res.writeHead(404, head).end(); return; }
+    const bytes = fs.readFileSync(file), size = file.endsWith('.json') ? bytes.length : virtualSize(file);
+    const slice = (a, b) => {  // bytes a..b-1 of the virtual file
+      const out = Buffer.alloc(b - a);
+      if (a < bytes.length) bytes.copy(out, 0, a, Math.min(b, bytes.length));
+      return out;
+    };
+    const r = range && entry.range && entry.range.match(/^bytes=(\d+)-(\d+)$/);
+    if (r) {
+      const a = Number(r[1]), b = Math.min(Number(r[2]) + 1, size);
+      if (a >= size) { res.writeHead(416, head).end(); return; }
+      res.writeHead(206, {...head, 'Content-Range': `bytes ${a}-${b - 1}/${size}`, 'Content-Length': b - a});
+      res.end(slice(a, b));
+      return;
+    }
+    // The whole file: streamed 1 MiB at a time as the client reads it, so a client that stops reading
+    // (the page aborts) stops the server too; entry.sent says how far it got.
+    res.writeHead(200, {...head, 'Content-Length': size});
+    entry.sent = 0;
+    const more = () => {
+      while (entry.sent < size && !res.destroyed) {
+        const n = Math.min(1 << 20, size - entry.sent);
+        const ok = res.write(slice(entry.sent, entry.sent + n));
+        entry.sent += n;
+        if (!ok) { res.once('drain', more); return; }
+      }
+      if (entry.sent >= size) res.end();
+    };
+    res.on('close', () => { entry.closed = true; });
+    more();
+  });
+  await new Promise(r => srv.listen(0, '127.0.0.1', r));
+  return {url: `http://127.0.0.1:${srv.address().port}`, log, close: () => { srv.closeAllConnections(); srv.close(); }};
+}
+function cliWeights(dir) {
+  return JSON.parse(execFileSync(cli, ['weights', path.join(checkpoints, dir), '--json'], {encoding: 'utf8'}));
+}
+// Opens the Hub section of the model panel, types a Hub id and clicks a button there.
+async function hubAction(p, id, button) {
+  const at = label => p.evaluate(l => window.vramcalcPage.controlAt(l), label);
+  const waitAt = async label => {
+    for (let i = 0; i < 60; i++) {
+      const c = await at(label);
+      if (c) return c;
+      await p.waitForTimeout(50);
+    }
+    throw new Error('control not drawn: ' + label);
+  };
+  if (!await at('##hub')) await p.mouse.click(...await waitAt('Any Hugging Face model (config.json)'));
+  let typed = '';
+  for (let attempt = 0; attempt < 5 && typed !== id; attempt++) {  // a busy machine may drop a key: type again
+    await p.mouse.click(...await waitAt('##hub'));
+    await p.waitForTimeout(100);
+    await p.keyboard.press('Control+A');
+    await p.keyboard.type(id, {delay: 5});
+    for (let i = 0; i < 40 && typed !== id; i++) {
+      await p.waitForTimeout(50);
+      typed = await p.evaluate(() => window.vramcalcPage.activeText());
+    }
+  }
+  assert(typed === id, `typed ${JSON.stringify(typed)} into the Hub id field, wanted ${id}`);
+  await p.mouse.click(...await waitAt(button));
+}
+const READ = 'Read exact weight bytes from the checkpoint';
+const dtypes = s => Object.fromEntries([...(s.split('\nCheckpoint: ')[1] || '').matchAll(/; (\S+) (\d+) B/g)].map(m => [m[1], Number(m[2])]));
+const servingScenario = '#v=1&model=llama-3-8b&workload=infer&framework=vllm&gpu=h100-80gb';
+
+await check('checkpoint headers over HTTP Range: exact bytes per dtype (GPTQ, FP8 sharded, bf16, GGUF) as the CLI reads them', async () => {
+  const hub = await fakeHub();
+  const p = await open(base + servingScenario, {width: 1400, height: 1100}, {}, hub.url);
+  await waitSummary(p, t => /GiB/.test(t));
+  await p.waitForTimeout(1000);
+  assert(hub.log.length === 0, 'the page asked the Hub for something before any click: ' + JSON.stringify(hub.log));
+  assert(!served.includes('vramcalc-checkpoint.js'), 'the checkpoint reader was loaded before any click');
+  // The config first (the Hub's config.json, as a user fetches it), then the checkpoint's headers.
+  await hubAction(p, 'neuralmagic/Meta-Llama-3-8B-Instruct-FP8', 'Fetch');
+  await waitSummary(p, t => hub.log.length > 0);
+  const cases = [['neuralmagic/Meta-Llama-3-8B-Instruct-FP8', 'hub/neuralmagic/Meta-Llama-3-8B-Instruct-FP8'],
+                 ['Qwen/Qwen2.5-0.5B-Instruct-GPTQ-Int4', 'hub/Qwen/Qwen2.5-0.5B-Instruct-GPTQ-Int4'],
+                 ['Qwen/Qwen2.5-0.5B', 'hub/Qwen/Qwen2.5-0.5B'],
+                 ['fixtures/checkpoints/q4_k-layer.gguf', 'q4_k-layer.gguf']];
+  for (const [id, dir] of cases) {
+    const before = hub.log.length;
+    await hubAction(p, id, READ);
+    const repo = id.split('/').slice(0, 2).join('/');
+    const s = await waitSummary(p, t => t.includes('\nCheckpoint: ' + repo + ':') || t.includes('of ' + repo + ':'));
+    const want = cliWeights(dir);
+    const got = dtypes(s);
+    assert(JSON.stringify(got) === JSON.stringify(Object.fromEntries(Object.entries(want.by_dtype).map(([d, v]) => [d, v.bytes]))),
+           `${id}: page ${JSON.stringify(got)} vs CLI ${JSON.stringify(want.by_dtype)}`);
+    const hash = await p.evaluate(() => location.hash);
+    assert(hash.includes('checkpoint_bytes=' + want.checkpoint_bytes), `${id}: hash lacks checkpoint_bytes=${want.checkpoint_bytes}: ${hash}`);
+    // Headers only: every weights-file request is a Range request, a few KB each; no 200 body of weights.
+    const reqs = hub.log.slice(before).filter(r => r.method === 'GET');
+    const files = reqs.filter(r => !r.path.endsWith('.json'));
+    assert(files.length > 0 && files.every(r => r.range && r.sent === undefined), `${id}: a weights file was asked for without Range: ${JSON.stringify(reqs)}`);
+    assert(files[0].range === 'bytes=0-7', `${id}: the first range is ${files[0].range}`);
+    metrics[`checkpoint_${id.split('/')[1]}_requests`] = reqs.length;
+  }
+  // FP8: the index, then bytes 0-7 and the header of each of its two shards.
+  const fp8 = hub.log.filter(r => r.path.includes('FP8') && r.method === 'GET' && !r.path.endsWith('config.json'));
+  assert(fp8.length === 5 && fp8[0].path.endsWith('model.safetensors.index.json') && fp8[0].range === null, 'FP8 requests: ' + JSON.stringify(fp8));
+  fs.writeFileSync(path.join(out, 'screenshot-checkpoint.png'), await p.screenshot());
+  // The browser logs the index's 404 of the single-file repositories (the reader then reads model.safetensors).
+  const errors = p.errors.filter(e => !/status of 404/.test(e));
+  assert(errors.length === 0, 'console errors: ' + errors.join(' | '));
+  await p.close();
+  hub.close();
+});
+
+for (const [what, options, message] of [['without Range support', {range: false}, /ignored the Range request \(HTTP 200/],
+                                        ['without CORS headers', {cors: false}, /no CORS headers/]]) {
+  await check(`a Hub server ${what} gives a clear message and the weights stay counted from the config`, async () => {
+    const hub = await fakeHub(options);
+    const p = await open(base + servingScenario + '&checkpoint_bytes=1000', {width: 1400, height: 1100}, {}, hub.url);
+    await waitSummary(p, t => /GiB/.test(t));
+    await hubAction(p, 'neuralmagic/Meta-Llama-3-8B-Instruct-FP8', READ);
+    const s = await waitSummary(p, t => /Could not read the checkpoint/.test(t));
+    assert(message.test(s) && /model-0000[12]-of-00002\.safetensors|model\.safetensors\.index\.json/.test(s) && /counted from config\.json/.test(s),
+           'message: ' + s);
+    const hash = await p.evaluate(() => location.hash);
+    assert(!hash.includes('checkpoint_bytes'), 'checkpoint_bytes kept after the failure: ' + hash);
+    const bill = cliBill({model: 'llama-3-8b', workload: 'infer', framework: 'vllm', gpu: 'h100-80gb'});
+    assert(s.includes((bill.per_gpu.device_bytes / 2 ** 30).toFixed(2) + ' GiB'), 'the bill is not the config count: ' + s);
+    if (options.range === false) {  // the whole-file answer was cut off, not downloaded
+      await p.waitForTimeout(300);
+      const whole = hub.log.filter(r => r.sent !== undefined && !r.path.endsWith('.json'));
+      assert(whole.length === 1 && whole[0].sent < (64 << 20) && whole[0].closed, 'the 200 body was not aborted: ' + JSON.stringify(whole));
+      metrics.no_range_bytes_sent_before_abort = whole[0].sent;
+    }
+    assert(p.errors.filter(e => !/CORS|Failed to load resource|net::ERR/.test(e)).length === 0, 'console errors: ' + p.errors.join(' | '));
+    await p.close();
+    hub.close();
+  });
+}
+
+await check('the serving matrix is drawn for vLLM and llama.cpp scenarios, at 1400 px and on a 390 px phone', async () => {
+  for (const [fw, viewport, options, name] of [['vllm', {width: 1400, height: 1100}, {}, 'serving-1400'],
+                                               ['llama.cpp', {width: 390, height: 844}, {deviceScaleFactor: 3, hasTouch: true, isMobile: true}, 'serving-390']]) {
+    const p = await open(base + `#v=1&model=llama-3.1-8b&workload=infer&framework=${fw}&gpu=rtx-4090`, viewport, options);
+    const s = await waitSummary(p, t => /Serving, the most concurrent sequences per context: 1k \d+/.test(t));
+    const bill = cliBill({model: 'llama-3.1-8b', workload: 'infer', framework: fw, gpu: 'rtx-4090'});
+    const m = bill.serving_matrix;
+    const line = m.contexts.map((c, i) => `${c % 1024 ? c : c / 1024 + 'k'} ${m.max_concurrency[i]}`).join(', ');
+    assert(s.includes(line), `summary ${s}\n lacks the CLI's matrix ${line}`);
+    // Wheel the answers (the right column; a phone has one) until the grid is drawn on screen.
+    const x = viewport.width > 600 ? viewport.width * 0.7 : viewport.width / 2, h = viewport.height;
+    await p.mouse.move(x, h / 2);
+    let at = null;
+    for (let i = 0; i < 80; i++) {
+      at = await p.evaluate(() => window.vramcalcPage.controlAt('serving matrix'));
+      if (at && at[1] > 40 && at[1] < h - 40) break;
+      await p.mouse.wheel(0, at && at[1] < 40 ? -200 : 200);
+      await p.waitForTimeout(80);
+      at = null;
+    }
+    assert(at, 'the serving matrix was never drawn');
+    await p.waitForTimeout(200);
+    fs.writeFileSync(path.join(out, `screenshot-${name}.png`), await p.screenshot());
+    assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
+    await p.close();
+  }
+});
 
 if (args.measure) {
   const pageFiles = ['index.html', 'page.js', 'vramcalc.js', 'vramcalc.wasm'];

@@ -8,6 +8,7 @@
   var loading = document.getElementById('loading');
   var params = new URLSearchParams(location.search);
   var t0 = performance.now();
+  var ckptModule = null;  // vramcalc-checkpoint.js, loaded on the first checkpoint read
 
   function ready() { return typeof Module !== 'undefined' && Module.calledRun; }
   function wake() { if (ready()) Module._vramcalc_wake(); }
@@ -221,6 +222,54 @@
       }).catch(function () {
         call('vramcalc_on_fetched', ['number', 'string', 'string', 'string'],
              [0, url, '', navigator.onLine === false ? 'you are offline' : 'network error (offline, or the server does not allow this page to read it)']);
+      });
+    },
+    // Checkpoint headers over HTTP Range (imgui_app/src/panel_checkpoint.cpp): the core's reader is a
+    // separate module, loaded on this click; it names each range, this fetches it. A server that answers
+    // a Range request with the whole file (200) is cut off at once: the rest would be the weights.
+    readCheckpoint: function (base, file, ifMissing) {
+      function report(json) { call('vramcalc_on_checkpoint', ['string'], [json]); }
+      if (!ckptModule) ckptModule = new Promise(function (ok, no) {
+        var s = document.createElement('script');
+        s.src = 'vramcalc-checkpoint.js';
+        s.onload = function () { vramcalcCheckpoint().then(ok, no); };
+        s.onerror = no;
+        document.head.appendChild(s);
+      });
+      ckptModule.then(function (m) {
+        function str(t) { var n = m.lengthBytesUTF8(t) + 1, p = m._malloc(n); m.stringToUTF8(t, p, n); return p; }
+        var f = str(file), g = str(ifMissing);
+        m._ckpt_open(f, g);
+        m._free(f);
+        m._free(g);
+        (function step() {
+          var json = m.UTF8ToString(m._ckpt_state()), q = JSON.parse(json), range = q.last >= 0, ctl = new AbortController();
+          report(json);
+          if (!q.busy) return;
+          function fail(why) { var p = str(why); m._ckpt_fail(p); m._free(p); step(); }
+          fetch(base + q.file, {credentials: 'omit', signal: ctl.signal, headers: range ? {Range: 'bytes=' + q.first + '-' + q.last} : {}}).then(function (r) {
+            if (range && r.status === 200) {
+              ctl.abort();
+              return fail('the server ignored the Range request (HTTP 200 with the whole file, ' +
+                          (r.headers.get('content-length') || 'unknown') + ' bytes), so the download was stopped');
+            }
+            if (r.status === 404) { m._ckpt_missing(); return step(); }
+            if (!r.ok) return fail('HTTP ' + r.status + (r.status === 401 || r.status === 403 ? ' (the model is gated or private)' : ''));
+            return r.arrayBuffer().then(function (b) {
+              var p = m._malloc(b.byteLength + 1);
+              m.HEAPU8.set(new Uint8Array(b), p);
+              m._ckpt_receive(p, b.byteLength);
+              m._free(p);
+              step();
+            });
+          }).catch(function () {
+            fail(navigator.onLine === false ? 'you are offline' :
+                 'network error: the server does not let this page read it (no CORS headers), or it cannot be reached');
+          });
+        })();
+      }, function () {
+        ckptModule = null;
+        report('{"error":"the checkpoint reader (vramcalc-checkpoint.js) did not load"}');
       });
     },
     setHash: function (hash) {

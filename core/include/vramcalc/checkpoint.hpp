@@ -55,4 +55,56 @@ struct SafetensorsIndex {
 };
 Result<SafetensorsIndex> read_safetensors_index(std::string_view json_text);
 
+// A byte range of one file to read next: bytes first..last inclusive (HTTP "Range: bytes=first-last"),
+// or the whole file when last < 0 (an index JSON, never a weights file).
+struct ByteRange {
+    std::string file;  // as given, or a shard name from an index (in the index's folder)
+    std::int64_t first = 0, last = -1;
+};
+
+// Reads the headers of a checkpoint's files, asking for one byte range at a time and never for the
+// weights: an index (read whole) and then each shard, or safetensors / GGUF files directly; per file
+// bytes 0-7 first, then the rest of the header its length states (GGUF: doubling until it is complete).
+// No I/O: the page fetches the ranges with HTTP Range requests, the CLI reads them from local files.
+class CheckpointHeaderReader {
+public:
+    // `files` are read in order; one whose name ends in ".index.json" is replaced by its shards.
+    // `if_missing`: the file to read when the first one is missing (model.safetensors for a Hub
+    // repository without model.safetensors.index.json).
+    explicit CheckpointHeaderReader(std::vector<std::string> files, std::string if_missing = "");
+
+    const ByteRange* next() const { return state_ == State::reading ? &request_ : nullptr; }
+    void receive(std::string_view bytes);  // the answer to next(); fewer bytes than asked: the file ended
+    void missing();                        // next()'s file does not exist
+    void fail(std::string why);            // next() could not be read: `why` names it
+
+    bool done() const { return state_ == State::done; }
+    bool failed() const { return state_ == State::failed; }
+    const std::string& error() const { return error_; }          // the file and what was wrong
+    const CheckpointSummary& summary() const { return summary_; }
+    const std::vector<std::string>& warnings() const { return warnings_; }
+    std::int64_t index_total_size() const { return index_total_; }  // an index's metadata.total_size (0: none)
+    int requests() const { return requests_; }                     // ranges asked for so far
+    std::int64_t bytes_received() const { return received_; }
+    std::size_t files_read() const { return file_; }                // files whose headers are summed
+    std::size_t files_total() const { return files_.size(); }
+
+private:
+    enum class State { reading, done, failed };
+    void ask(std::int64_t first, std::int64_t last);
+    void start_file();
+    void finish_file();
+    bool is_index(const std::string& f) const;
+
+    std::vector<std::string> files_;
+    std::string if_missing_, prefix_, bytes_, error_;
+    std::size_t file_ = 0;
+    ByteRange request_;
+    State state_ = State::reading;
+    CheckpointSummary summary_;
+    std::vector<std::string> warnings_;
+    std::int64_t index_total_ = 0, received_ = 0;
+    int requests_ = 0;
+};
+
 }  // namespace vramcalc

@@ -16,6 +16,7 @@
 #include "vramcalc/catalog.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario.hpp"
+#include "vramcalc/serving_matrix.hpp"
 #include "vramcalc_ui/platform.hpp"
 
 namespace vramcalc::ui {
@@ -32,6 +33,7 @@ struct Results {
     std::vector<CatalogFit> catalog;    // the whole GPU catalog
     AdvicePlan advice;                  // ranked changes (core advisor), with the note when nothing fits
     MemoryCurves curves;                // memory against micro-batch / batch and against sequence length (core)
+    ServingMatrix serving;              // vLLM / llama.cpp: context x concurrency (empty otherwise)
     double compute_ms = 0;              // time of the last recompute, shown in the footer
 };
 
@@ -53,6 +55,15 @@ struct WheelState {
     float rest_x = 0, rest_y = 0;
 };
 
+// "Read exact weight bytes from the checkpoint": a Hub repository's safetensors / GGUF headers read with
+// HTTP Range requests by the platform (panel_checkpoint.cpp; the protocol is the core's CheckpointHeaderReader).
+struct CheckpointRead {
+    std::string repo;                   // the Hub id read
+    nlohmann::json state;               // the platform's last report (progress, then the sums or the error)
+    std::string outcome;                // what the read gave, or why it failed and what is used instead
+    bool busy() const { return state.is_object() && state.value("busy", false); }
+};
+
 struct AppState {
     const Catalog* catalog = nullptr;
     Platform* platform = nullptr;
@@ -67,6 +78,7 @@ struct AppState {
     std::string model_filter;
     std::string hub_id = "meta-llama/Llama-3.1-8B";
     std::string hub_base = "https://huggingface.co";
+    CheckpointRead checkpoint;
     std::string pasted_config;
     std::string stack_text;             // the layer-stack editor's JSON (panel_stack.cpp)
     std::string repr_text;              // a pasted print(model), converted into stack_text
@@ -100,6 +112,8 @@ public:
     // Asynchronous answers from the platform.
     void on_file(const std::string& name, const std::string& bytes);
     void on_fetched(bool ok, const std::string& url, const std::string& body, const std::string& error);
+    // Platform::read_checkpoint's reports: JSON of the reader's state (progress, then the sums or the error).
+    void on_checkpoint(const std::string& report_json);
 
     // Recompute if needed, then draw one frame of the UI (inside an ImGui frame).
     void draw_frame();

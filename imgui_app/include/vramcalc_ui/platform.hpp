@@ -23,6 +23,12 @@ public:
     // GET a URL (a Hub config.json); the answer arrives later through App::on_fetched.
     virtual bool can_fetch() const = 0;
     virtual void fetch_text(const std::string& url) = 0;
+    // Read the headers of a checkpoint's files under `base_url` with HTTP Range requests, starting with
+    // `file` (an index JSON, a .safetensors or a .gguf file; `if_missing` when it does not exist), through
+    // the core's CheckpointHeaderReader; reports arrive through App::on_checkpoint. Only where can_fetch().
+    virtual void read_checkpoint(const std::string& base_url, const std::string& file, const std::string& if_missing) {
+        (void)base_url, (void)file, (void)if_missing;
+    }
     // The shareable link for the current scenario: `hash` has no leading '#'. The web page also keeps it
     // in the address bar.
     virtual void set_url_state(const std::string& hash) = 0;
