@@ -19,14 +19,6 @@ std::string line(const char* fmt, auto... args) {
     return buf;
 }
 
-// A duration in seconds, minutes, hours or days, whichever reads best.
-std::string duration(double seconds) {
-    if (seconds < 120) return line("%.3g s", seconds);
-    if (seconds < 2 * 3600.0) return line("%.3g min", seconds / 60);
-    if (seconds < 2 * 86400.0) return line("%.3g h", seconds / 3600);
-    return line("%.3g days", seconds / 86400);
-}
-
 std::string cell(const std::string& text) { return markdown_cell(text); }
 
 std::string pct_or_dash(int count, double pct) { return count > 0 ? line("%.1f %%", pct) : "–"; }
@@ -87,7 +79,7 @@ std::string render_bill(const Bill& b) {
                   b.speed->basis.c_str());
     if (b.speed && b.speed->time_for_dataset_s > 0)
         o += line("Dataset: %.4g tokens take %s at %.0f tokens/s\n", b.speed->dataset_tokens,
-                  duration(b.speed->time_for_dataset_s).c_str(), b.speed->tokens_per_s);
+                  format_duration(b.speed->time_for_dataset_s).c_str(), b.speed->tokens_per_s);
     for (const auto& n : b.notes) o += "note: " + n + "\n";
     for (const auto& w : b.warnings) o += "warning: " + w + "\n";
     return o;

@@ -307,6 +307,12 @@ void GuiHardware(AppState& st) {
     }
     w::Int(st, "GPUs", "/num_gpus", 1, 1 << 16);
     w::Real(st, "Target use", "/target_utilization", 0.5, 1.0, "%.2f");
+    // The time estimate's inputs (methodology "Time"): the bill's speed line answers with them.
+    w::SectionTitle("Time");
+    w::Real(st, "MFU (0: published)", "/mfu", 0, 1, "%.2f");
+    const bool training = w::current(st, "/workload") != "infer";
+    w::Number(st, training ? "Dataset tokens" : "Tokens to generate", "/dataset_tokens", "%.4g");
+    if (training) w::Number(st, "Epochs", "/epochs", "%.3g");
 }
 
 }  // namespace vramcalc::ui

@@ -70,6 +70,9 @@ void speed_line(const Bill& b) {
                                    " at the most sequences that fit").c_str()
                                 : "",
                             s.bound.c_str(), s.basis.c_str());
+    if (s.time_for_dataset_s > 0)
+        ImGui::TextDisabled("%.4g tokens take %s at %.0f tokens/s.", s.dataset_tokens, format_duration(s.time_for_dataset_s).c_str(),
+                            s.tokens_per_s);
     ImGui::PopTextWrapPos();
 }
 

@@ -63,6 +63,7 @@ bool Enum(AppState& st, const char* label, const std::string& ptr, const std::ve
 bool Int(AppState& st, const char* label, const std::string& ptr, std::int64_t lo, std::int64_t hi);
 bool PowerOfTwo(AppState& st, const char* label, const std::string& ptr, std::int64_t lo, std::int64_t hi);
 bool Real(AppState& st, const char* label, const std::string& ptr, double lo, double hi, const char* fmt);
+bool Number(AppState& st, const char* label, const std::string& ptr, const char* fmt);  // typed; the key's bounds
 bool Bool(AppState& st, const char* label, const std::string& ptr);
 void Help(const char* key);          // (?) marker with the memory effect of a scenario key
 const char* help_text(const std::string& key);

@@ -128,6 +128,21 @@ bool Real(AppState& st, const char* label, const std::string& ptr, double lo, do
     return edited;
 }
 
+// A value typed in rather than slid, for ranges such as dataset sizes (1e6 ... 1e13 tokens); its bounds
+// are the scenario key's (core/src/scenario/keys.cpp), so the field allows what the reader allows.
+bool Number(AppState& st, const char* label, const std::string& ptr, const char* fmt) {
+    const ScenarioKey* key = find_scenario_key(std::string_view(ptr).substr(ptr.rfind('/') + 1));
+    const double lo = key ? key->min : 0, hi = key ? key->max : 1e300;
+    const json cur = current(st, ptr);
+    double v = cur.is_number() ? cur.get<double>() : lo;
+    label_column(label, ptr);
+    ImGui::PushID(ptr.c_str());
+    const bool edited = ImGui::InputDouble("##v", &v, 0, 0, fmt);
+    ImGui::PopID();
+    if (edited) set(st, ptr, std::clamp(v, lo, hi));
+    return edited;
+}
+
 bool Bool(AppState& st, const char* label, const std::string& ptr) {
     const json cur = current(st, ptr);
     bool v = cur.is_boolean() && cur.get<bool>();

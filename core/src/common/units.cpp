@@ -26,4 +26,11 @@ std::string format_params_short(std::int64_t n) {
     return detail::count_short(v);
 }
 
+std::string format_duration(double seconds) {
+    if (seconds < 120) return printf_string("%.3g s", seconds);
+    if (seconds < 2 * 3600.0) return printf_string("%.3g min", seconds / 60);
+    if (seconds < 2 * 86400.0) return printf_string("%.3g h", seconds / 3600);
+    return printf_string("%.3g days", seconds / 86400);
+}
+
 }  // namespace vramcalc
