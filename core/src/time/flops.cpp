@@ -83,10 +83,11 @@ StepFlops training_flops(const Scenario& s) {
     st.backward = st.tokens * (2 * f.linear_trained + f.linear_frozen + 2 * f.adapters + 2 * f.attention +
                                (f.head_trained ? 2 : 1) * f.logits);
     // Recomputation: full checkpointing runs every layer's forward again in backward (Korthikanti et al. 2022,
-    // Sec. 5: a 4th pass); selective recomputes the attention core only; torch.compile's min-cut recomputes
-    // pointwise chains, whose FLOPs are negligible beside the matmuls; offload recomputes nothing.
+    // Sec. 5: a 4th pass), and so does `offload` (the same checkpoints, kept in host memory); selective
+    // recomputes the attention core only; torch.compile's min-cut recomputes pointwise chains, whose FLOPs
+    // are negligible beside the matmuls.
     const double layers_fwd = f.linear_trained + f.linear_frozen + f.adapters + f.attention;
-    if (s.checkpointing == Checkpointing::full) st.recompute = st.tokens * layers_fwd;
+    if (recomputes_layers(s.checkpointing)) st.recompute = st.tokens * layers_fwd;
     else if (s.checkpointing == Checkpointing::selective) st.recompute = st.tokens * f.attention;
     return st;
 }

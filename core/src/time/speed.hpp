@@ -10,6 +10,10 @@ namespace vramcalc::detail {
 // The assumed model-FLOPs utilisation for the scenario's GPU (published figures per architecture).
 double default_mfu(const GpuSpec& g);
 
+// How much faster torch.compile makes a training step than eager PyTorch at the same settings (1 without
+// compile; the fit and its rows are in speed.cpp).
+double compile_speedup(const Scenario& s);
+
 // The GPU's peak memory bandwidth (bytes/s) and dense bf16 peak (FLOP/s), from the GPU catalog.
 double peak_bytes_per_s(const GpuSpec& g);
 double peak_flops_per_s(const GpuSpec& g);
