@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -11,13 +12,20 @@
 #include "vramcalc/units.hpp"
 
 namespace vramcalc::cli {
-namespace {
 
-std::string line(const char* fmt, auto... args) {
-    char buf[512];
-    std::snprintf(buf, sizeof buf, fmt, args...);
-    return buf;
+std::string line(const char* fmt, ...) {
+    std::va_list args, again;
+    va_start(args, fmt);
+    va_copy(again, args);
+    const int n = std::vsnprintf(nullptr, 0, fmt, args);
+    va_end(args);
+    std::string out(n > 0 ? static_cast<std::size_t>(n) : 0, '\0');
+    if (n > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, again);
+    va_end(again);
+    return out;
 }
+
+namespace {
 
 std::string cell(const std::string& text) { return markdown_cell(text); }
 

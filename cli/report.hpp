@@ -15,6 +15,9 @@
 
 namespace vramcalc::cli {
 
+// printf into a string of any length: the one formatter of the CLI's reports.
+std::string line(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
 std::string render_bill(const Bill& b);
 // "What to change": the advisor's ranked changes (at most 5) with their computed result.
 std::string render_advice(const AdvicePlan& plan, const Bill& before);

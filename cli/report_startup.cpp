@@ -11,14 +11,6 @@
 namespace vramcalc::cli {
 namespace {
 
-std::string line(const char* fmt, auto... args) {
-    char buf[512];
-    std::snprintf(buf, sizeof buf, fmt, args...);
-    return buf;
-}
-
-std::string cell(const std::string& text) { return markdown_cell(text); }
-
 struct Medians {
     int records = 0;
     ValidationReport weights, kv_pool;
@@ -41,7 +33,7 @@ Medians medians(const std::vector<StartupLogRow>& rows, auto&& in) {
 std::string pct(const ValidationReport& r, double v) { return r.count > 0 ? line("%.1f %%", v) : "–"; }
 
 std::string median_row(const std::string& label, const Medians& m) {
-    return "| " + cell(label) + line(" | %d | %d | ", m.records, m.weights.count) + pct(m.weights, m.weights.median_abs_pct_error) +
+    return "| " + markdown_cell(label) + line(" | %d | %d | ", m.records, m.weights.count) + pct(m.weights, m.weights.median_abs_pct_error) +
            " | " + pct(m.weights, m.weights.p90_abs_pct_error) + " | " + pct(m.kv_pool, m.kv_pool.median_abs_pct_error) + " | " +
            pct(m.kv_pool, m.kv_pool.p90_abs_pct_error) + " |\n";
 }
@@ -89,11 +81,11 @@ std::string render_startup_logs_markdown(const std::vector<StartupLogRow>& rows)
     std::string runs, skipped;
     for (const auto& r : rows) {
         if (r.weights.status == "ok") {
-            runs += "| " + cell(r.id) + " | " + cell(r.vllm_version) + line(" | %.2f | %.2f | %.1f %% | %.2f | %.2f | %.1f %% |\n",
+            runs += "| " + markdown_cell(r.id) + " | " + markdown_cell(r.vllm_version) + line(" | %.2f | %.2f | %.1f %% | %.2f | %.2f | %.1f %% |\n",
                     r.weights.expected / kGiB, r.weights.estimated / kGiB, *r.weights.abs_pct_error, r.kv_pool.expected / kGiB,
                     r.kv_pool.estimated / kGiB, *r.kv_pool.abs_pct_error);
         } else {
-            skipped += "| " + cell(r.id) + " | " + cell(r.model_hub_id) + " | " + r.weights.status + " | " + cell(r.weights.message) + " |\n";
+            skipped += "| " + markdown_cell(r.id) + " | " + markdown_cell(r.model_hub_id) + " | " + r.weights.status + " | " + markdown_cell(r.weights.message) + " |\n";
         }
     }
     if (!runs.empty())

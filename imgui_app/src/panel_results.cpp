@@ -229,8 +229,11 @@ void GuiBill(AppState& st) {
         const std::int64_t rot = bj["rule_of_thumb_bytes"].get<std::int64_t>();
         const double off = 100.0 * (static_cast<double>(rot) - static_cast<double>(b.device_bytes)) / static_cast<double>(b.device_bytes);
         ImGui::Text("Rule of thumb: %s (%+.0f %% against this bill)", gib(rot).c_str(), off);
+        // Beside it when the formula fits the rest of the line; below it on a phone (it wrapped a letter a line).
+        const std::string formula = bj.value("rule_of_thumb_formula", std::string());
         ImGui::SameLine();
-        ImGui::TextDisabled("%s", bj.value("rule_of_thumb_formula", std::string()).c_str());
+        if (ImGui::CalcTextSize(formula.c_str()).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
+        ImGui::TextDisabled("%s", formula.c_str());
     }
     ImGui::PopTextWrapPos();
 }

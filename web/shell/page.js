@@ -10,6 +10,14 @@
   var t0 = performance.now();
   var ckptModule = null;  // vramcalc-checkpoint.js, loaded on the first checkpoint read
 
+  // The page's scripts loaded later: the calculator once the skeleton shows, the checkpoint reader on its click.
+  function loadScript(src, onload, onerror) {
+    var s = document.createElement('script');
+    s.src = src;
+    if (onload) s.onload = onload;
+    s.onerror = onerror;
+    document.head.appendChild(s);
+  }
   function ready() { return typeof Module !== 'undefined' && Module.calledRun; }
   function wake() { if (ready()) Module._vramcalc_wake(); }
   function call(fn, types, args) { if (ready()) Module.vramcalcCallWithStrings(fn, null, types, args, false); }  // heap, not stack (api_post.js)
@@ -230,11 +238,7 @@
     readCheckpoint: function (base, file, ifMissing) {
       function report(json) { call('vramcalc_on_checkpoint', ['string'], [json]); }
       if (!ckptModule) ckptModule = new Promise(function (ok, no) {
-        var s = document.createElement('script');
-        s.src = 'vramcalc-checkpoint.js';
-        s.onload = function () { vramcalcCheckpoint().then(ok, no); };
-        s.onerror = no;
-        document.head.appendChild(s);
+        loadScript('vramcalc-checkpoint.js', function () { vramcalcCheckpoint().then(ok, no); }, no);
       });
       ckptModule.then(function (m) {
         function str(t) { var n = m.lengthBytesUTF8(t) + 1, p = m._malloc(n); m.stringToUTF8(t, p, n); return p; }
@@ -330,10 +334,7 @@
   function start() {
     if (started) return;
     started = true;
-    var s = document.createElement('script');
-    s.src = 'vramcalc.js';
-    s.onerror = function () { fail('vramcalc.js could not be loaded (offline, or the page was moved without it).'); };
-    document.body.appendChild(s);
+    loadScript('vramcalc.js', null, function () { fail('vramcalc.js could not be loaded (offline, or the page was moved without it).'); });
   }
   // "On screen" is the browser's first-contentful-paint entry, which arrives once the frame is presented
   // (a frame merely drawn still waited for the GPU process that the WebGL context then kept busy).
