@@ -30,6 +30,8 @@ EM_JS(void, js_open_file, (), { vramcalcPage.openFile(); });
 EM_JS(void, js_fetch, (const char* url), { vramcalcPage.fetchText(UTF8ToString(url)); });
 EM_JS(void, js_read_checkpoint, (const char* base, const char* file, const char* if_missing),
       { vramcalcPage.readCheckpoint(UTF8ToString(base), UTF8ToString(file), UTF8ToString(if_missing)); });
+EM_JS(void, js_import_config, (const char* name, const char* text),
+      { vramcalcPage.importConfig(UTF8ToString(name), UTF8ToString(text)); });
 EM_JS(void, js_set_hash, (const char* hash), { vramcalcPage.setHash(UTF8ToString(hash)); });
 EM_JS(void, js_open_url, (const char* url), { vramcalcPage.openUrl(UTF8ToString(url)); });
 EM_JS(void, js_set_summary, (const char* text), { vramcalcPage.setSummary(UTF8ToString(text)); });
@@ -74,6 +76,10 @@ public:
     void fetch_text(const std::string& url) override { js_fetch(url.c_str()); }
     void read_checkpoint(const std::string& base, const std::string& file, const std::string& if_missing) override {
         js_read_checkpoint(base.c_str(), file.c_str(), if_missing.c_str());
+    }
+    bool import_config(const std::string& name, const std::string& text) override {
+        js_import_config(name.c_str(), text.c_str());
+        return true;
     }
     void set_url_state(const std::string& hash) override { js_set_hash(hash.c_str()); }
     std::string share_link(const std::string& hash) const override { return take(js_page_link()) + "#" + hash; }
@@ -261,6 +267,10 @@ EMSCRIPTEN_KEEPALIVE void vramcalc_on_checkpoint(const char* report_json) {  // 
     if (g_page.app) g_page.app->on_checkpoint(report_json ? report_json : "");
     wake();
 }
+EMSCRIPTEN_KEEPALIVE void vramcalc_on_imported(const char* name, const char* result_json) {  // import_config's answer
+    if (g_page.app) g_page.app->on_imported(name ? name : "config", result_json ? result_json : "");
+    wake();
+}
 // A wheel or a finger's drag at (x, y) by (dx, dy), in CSS pixels (deltaMode 1: lines, 2: pages), positive
 // dy moving the content up as in the browser. Returns 1 when a window scrolled (the page then cancels
 // the event), 0 when the window there is already at its end that way (the browser scrolls the host page).
@@ -318,6 +328,9 @@ EMSCRIPTEN_KEEPALIVE const char* vramcalc_nav_focus() { return g_page.app ? g_pa
 EMSCRIPTEN_KEEPALIVE double vramcalc_scroll_of(double x, double y) {
     const float scale = css_scale();
     return vramcalc::ui::scroll_y_at(ImVec2(static_cast<float>(x) * scale, static_cast<float>(y) * scale)) / scale;
+}
+EMSCRIPTEN_KEEPALIVE const char* vramcalc_status() {  // tests: the status line ("Imported ...", an error)
+    return g_page.app ? g_page.app->state().status.c_str() : "";
 }
 EMSCRIPTEN_KEEPALIVE const char* vramcalc_active_text() {  // the text field being edited, empty when none
     const ImGuiContext& g = *GImGui;

@@ -89,6 +89,16 @@ void App::on_fetched(bool ok, const std::string& url, const std::string& body, c
 
 void App::on_checkpoint(const std::string& report_json) { checkpoint_answer(st_, report_json); }
 
+void App::on_imported(const std::string& name, const std::string& result_json) {
+    const json r = json::parse(std::string_view(result_json), nullptr, false);
+    if (!r.is_object() || !r.value("ok", false)) {
+        const std::string why = r.is_object() ? r.value("error", std::string("the importer gave no answer")) : "the importer's answer was not JSON";
+        set_status(st_, name + ": " + why, true);
+        return;
+    }
+    apply_import(st_, name, r);
+}
+
 void App::update() {
     if (!st_.dirty) return;
     st_.dirty = false;

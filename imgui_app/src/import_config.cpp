@@ -1,32 +1,59 @@
 // A config people already run with (a `vllm serve` line, a DeepSpeed JSON, a LLaMA-Factory YAML, ...),
-// pasted, dropped or opened, imported into the scenario (docs/imports.md). CMake picks this file where
-// the build has the importer, import_config_none.cpp where it does not.
+// pasted, dropped or opened, imported into the scenario (docs/imports.md). The desktop app links the
+// importer (VRAMCALC_UI_IMPORTS); the page leaves it out of its wasm for size and asks the platform, which
+// loads it as a separate module (web/import_module.cpp) on the first such paste, drop or open.
 #include "ui.hpp"
+
+#if VRAMCALC_UI_IMPORTS
 #include "vramcalc/import.hpp"
+#endif
 
 namespace vramcalc::ui {
 
 bool import_into(AppState& st, const std::string& name, const std::string& text) {
+#if VRAMCALC_UI_IMPORTS
     const auto r = import_config(text, *st.catalog);
     if (!r.ok()) {
         set_status(st, name + ": " + r.error_text(), true);
         return false;
     }
+    apply_import(st, name, import_to_json(*r));
+    return true;
+#else
+    if (st.platform->import_config(name, text)) {
+        set_status(st, "Importing " + name + " (loading the config importer)...");
+        return true;
+    }
+    set_status(st, name + ": this build does not import other tools' configs (the CLI's vramcalc import does); a config.json or a scenario file works", true);
+    return false;
+#endif
+}
+
+void apply_import(AppState& st, const std::string& name, const nlohmann::json& imported) {
     // The imported keys over the current scenario: what the config does not say (the GPU, or the model
-    // when its name is no preset) stays as it was.
+    // when its name is no preset) stays as it was. A config of another kind of run (a training recipe
+    // over a serving scenario, or back) keeps only the model and the GPU: the other run's engine,
+    // parallelism and batch are not this one's.
+    const nlohmann::json patch = imported.value("scenario", nlohmann::json::object());
     nlohmann::json s = st.scenario;
-    s.merge_patch(r->scenario);
+    if (patch.contains("workload") && patch["workload"] != s.value("workload", nlohmann::json("train"))) {
+        nlohmann::json kept = nlohmann::json::object();
+        for (const char* k : {"model", "gpu"})
+            if (s.contains(k)) kept[k] = s[k];
+        s = std::move(kept);
+    }
+    s.merge_patch(patch);
     st.scenario = std::move(s);
     st.dirty = true;
-    const auto& rep = r->report;
-    std::string msg = "Imported " + rep.format + " config " + name + ": " + std::to_string(rep.read.size()) + " keys read, " +
-                      std::to_string(rep.ignored.size()) + " ignored, " + std::to_string(rep.unknown.size()) + " unknown";
-    for (std::size_t i = 0; i < rep.unknown.size() && i < 5; ++i) msg += (i ? ", " : " (") + rep.unknown[i].key;
-    if (!rep.unknown.empty()) msg += rep.unknown.size() > 5 ? ", ...)" : ")";
-    for (const auto& n : rep.notes)
-        if (n.rfind("model ", 0) == 0) msg += ". " + n;
-    set_status(st, msg, !rep.unknown.empty());
-    return true;
+    const auto count = [&](const char* k) { return std::to_string(imported.contains(k) ? imported[k].size() : 0); };
+    std::string msg = "Imported " + imported.value("format", std::string("?")) + " config " + name + ": " + count("read") +
+                      " keys read, " + count("ignored") + " ignored, " + count("unknown") + " unknown";
+    const nlohmann::json unknown = imported.value("unknown", nlohmann::json::array());
+    for (std::size_t i = 0; i < unknown.size() && i < 5; ++i) msg += (i ? ", " : " (") + unknown[i].value("key", std::string());
+    if (!unknown.empty()) msg += unknown.size() > 5 ? ", ...)" : ")";
+    for (const auto& n : imported.value("notes", nlohmann::json::array()))
+        if (n.is_string() && n.get<std::string>().rfind("model ", 0) == 0) msg += ". " + n.get<std::string>();
+    set_status(st, msg, !unknown.empty());
 }
 
 }  // namespace vramcalc::ui

@@ -645,6 +645,58 @@ await check('the serving matrix is drawn for vLLM and llama.cpp scenarios, at 14
   }
 });
 
+// Another tool's config dropped on the page, as a person drags a file from their desktop: the importer
+// (vramcalc-import.js) loads on that drop, not before, and the scenario takes what the CLI's import gives.
+const importsDir = new URL('../data/imports/', import.meta.url).pathname;
+async function dropFile(p, name, text) {
+  const dt = await p.evaluateHandle(([n, t]) => { const d = new DataTransfer(); d.items.add(new File([t], n)); return d; }, [name, text]);
+  await p.dispatchEvent('#canvas', 'drop', {dataTransfer: dt});
+}
+async function waitStatus(p, pred) {
+  let s = '';
+  for (let i = 0; i < 200; i++) {
+    s = await p.evaluate(() => window.vramcalcPage.status());
+    if (pred(s)) return s;
+    await p.waitForTimeout(50);
+  }
+  throw new Error('status never matched; last: ' + s);
+}
+function flat(obj, prefix = '') {
+  return Object.entries(obj).flatMap(([k, v]) => v && typeof v === 'object' && !Array.isArray(v) ? flat(v, prefix + k + '.') :
+                                                Array.isArray(v) ? [] : [[prefix + k, v]]);
+}
+await check("another tool's config dropped on the page loads the importer then, and imports as the CLI does", async () => {
+  const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora&gpu=rtx-4090');
+  await waitSummary(p, t => /GiB/.test(t));
+  assert(!served.includes('vramcalc-import.js'), 'the importer was loaded before any config was dropped');
+  const manifest = JSON.parse(fs.readFileSync(path.join(importsDir, 'manifest.json'), 'utf8'));
+  for (const file of ['vllm_serve_qwen3_14b.sh', 'deepspeed_ds_z3_offload_config.json', 'axolotl_llama3_qlora.yml']) {
+    const want = manifest.fixtures.find(f => f.file === file);
+    await dropFile(p, file, fs.readFileSync(path.join(importsDir, file), 'utf8'));
+    const status = await waitStatus(p, t => t.startsWith('Imported') && t.includes(file));
+    const line = `Imported ${want.format} config ${file}: ${want.read} keys read, ${want.ignored} ignored, ${want.unknown.length} unknown`;
+    assert(status.startsWith(line), `status "${status}"\n wanted "${line}"`);
+    await p.waitForTimeout(100);
+    const hash = Object.fromEntries((await p.evaluate(() => location.hash)).slice(1).split('&').map(kv => kv.split('=').map(decodeURIComponent)));
+    for (const [k, v] of flat(want.scenario)) {
+      const got = hash[k];
+      assert(typeof v === 'number' ? Number(got) === v : got === String(v), `${file}: the page's ${k} is ${got}, the CLI's import gives ${v}`);
+    }
+    // The training recipes after the vLLM line: the server's tensor parallelism does not carry over.
+    if (want.scenario.workload === 'train') assert(!('tp' in hash), `${file}: the serving line's tp stayed: ${JSON.stringify(hash)}`);
+  }
+  // Text that is no supported config: an error naming why, and the scenario stays.
+  const before = await p.evaluate(() => location.hash);
+  await dropFile(p, 'broken.yaml', 'trainer:\n  lr: [1, 2\n');
+  const status = await waitStatus(p, t => t.startsWith('broken.yaml: '));
+  assert(/line \d+/.test(status), 'the error does not name the line: ' + status);
+  assert(await p.evaluate(() => location.hash) === before, 'a config that failed to import changed the scenario');
+  assert(served.filter(f => f === 'vramcalc-import.js').length === 1, 'the importer was fetched more than once');
+  fs.writeFileSync(path.join(out, 'screenshot-import-error.png'), await p.screenshot());
+  assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
+  await p.close();
+});
+
 if (args.measure) {
   const pageFiles = ['index.html', 'page.js', 'vramcalc.js', 'vramcalc.wasm'];
   metrics.transfer_gzip_bytes = pageFiles.reduce((n, f) => n + zlib.gzipSync(fs.readFileSync(path.join(dist, f)), {level: 9}).length, 0);

@@ -9,6 +9,7 @@
   var params = new URLSearchParams(location.search);
   var t0 = performance.now();
   var ckptModule = null;  // vramcalc-checkpoint.js, loaded on the first checkpoint read
+  var importModule = null;  // vramcalc-import.js, loaded on the first config of another tool
 
   // The page's scripts loaded later: the calculator once the skeleton shows, the checkpoint reader on its click.
   function loadScript(src, onload, onerror) {
@@ -216,7 +217,7 @@
     openFile: function () {
       var input = document.createElement('input');
       input.type = 'file';
-      input.accept = '.json,application/json';
+      input.accept = '.json,.yaml,.yml,.txt,.sh,application/json,text/plain';
       input.onchange = function () { readFile(input.files[0]); };
       input.click();
     },
@@ -276,6 +277,25 @@
         report('{"error":"the checkpoint reader (vramcalc-checkpoint.js) did not load"}');
       });
     },
+    // Another tool's config (a `vllm serve` line, a DeepSpeed JSON, a YAML recipe) pasted, dropped or
+    // opened: the importer and its YAML parser are a separate module (web/import_module.cpp), loaded on
+    // the first such config so that they cost the page nothing until then.
+    importConfig: function (name, text) {
+      function report(json) { call('vramcalc_on_imported', ['string', 'string'], [name, json]); }
+      if (!importModule) importModule = new Promise(function (ok, no) {
+        loadScript('vramcalc-import.js', function () { vramcalcImport().then(ok, no); }, no);
+      });
+      importModule.then(function (m) {
+        var n = m.lengthBytesUTF8(text) + 1, p = m._malloc(n);
+        m.stringToUTF8(text, p, n);
+        var json = m.UTF8ToString(m._import_run(p, n - 1));
+        m._free(p);
+        report(json);
+      }, function () {
+        importModule = null;
+        report('{"ok":false,"error":"the config importer (vramcalc-import.js) did not load"}');
+      });
+    },
     setHash: function (hash) {
       if (location.hash.slice(1) === hash) return;
       history.replaceState(null, '', location.pathname + location.search + '#' + hash);
@@ -297,6 +317,7 @@
     },
     framesDrawn: function () { return ready() ? Module._vramcalc_frames_drawn() : 0; },
     navFocus: function () { return ready() ? UTF8ToString(Module._vramcalc_nav_focus()) : ''; },  // tests: the focused control
+    status: function () { return ready() ? UTF8ToString(Module._vramcalc_status()) : ''; },  // tests: the status line
     activeText: function () { return ready() ? UTF8ToString(Module._vramcalc_active_text()) : ''; },
     controlAt: function (label) {  // tests: [x, y] of a control's centre in CSS pixels, or null
       var r = ready() ? Module.ccall('vramcalc_control_at', 'string', ['string'], [label]) : '';

@@ -1,6 +1,7 @@
 // What the calculator's UI asks of the platform it runs on (the web page or the desktop app). Each
 // platform implements this once (web/main_web.cpp, imgui_app/desktop/main_desktop.cpp); the panels never
-// see browser or OS calls. Results of asynchronous requests come back through App (on_file, on_fetched).
+// see browser or OS calls. Results of asynchronous requests come back through App (on_file, on_fetched, on_checkpoint,
+// on_imported).
 #pragma once
 
 #include <string>
@@ -28,6 +29,14 @@ public:
     // the core's CheckpointHeaderReader; reports arrive through App::on_checkpoint. Only where can_fetch().
     virtual void read_checkpoint(const std::string& base_url, const std::string& file, const std::string& if_missing) {
         (void)base_url, (void)file, (void)if_missing;
+    }
+    // Import another tool's config (a `vllm serve` line, a DeepSpeed JSON, a LLaMA-Factory YAML, ...) where
+    // the UI was built without the importer (the page: it loads the importer as a separate module on this
+    // call). Returns false when the platform cannot; otherwise the answer (import_to_json's object with
+    // "ok", or {"ok": false, "error"}) arrives later through App::on_imported.
+    virtual bool import_config(const std::string& name, const std::string& text) {
+        (void)name, (void)text;
+        return false;
     }
     // The shareable link for the current scenario: `hash` has no leading '#'. The web page also keeps it
     // in the address bar.
