@@ -247,3 +247,77 @@ TEST_CASE("layer stack: malformed input gives errors, never crashes") {
     CHECK_FALSE(layer_stack_from_json({{"input", {3, 8, 8}}, {"layers", {{{"type", "block"}, {"layers", "x"}}}}}).ok());
     CHECK_FALSE(layer_stack_from_json({{"input", {3, 8, 8}}, {"layers", {{{"type", 7}}}}}).ok());
 }
+
+TEST_CASE("layer stack: Stable Diffusion 1.5's UNet has diffusers' published parameter count") {
+    const json j = load_preset("sd15_unet");
+    const LayerStack s = stack_ok(j);
+    CHECK(s.parameters == 859520964);  // diffusers ModelMixin.num_parameters docstring, stable-diffusion-v1-5 unet
+    CHECK(s.parameters == j.at("num_params").get<i64>());
+    CHECK(s.output_shape() == std::vector<i64>{4, 64, 64});
+    CHECK(s.loss == LayerStack::Loss::mse);
+    std::printf("layer stack sd15_unet: %.1f MiB saved per 64x64 latent sample in bf16, %.1f GFLOPs forward\n",
+                s.saved_bytes_per_sample(2) / 1048576.0, s.flops_per_sample() / 1e9);
+}
+
+TEST_CASE("layer stack: cross-attention, a per-channel add and GEGLU, saved bytes by hand") {
+    // Cross-attention, tokens [4, 8] (T 4, D 8, 2 heads) over a named input "context" [3, 6] (S 3, Dc 6):
+    //   parameters: to_q 8x8, to_kv 16x6 (no bias), out_proj 8x8 + 8 = 64 + 96 + 72 = 232;
+    //   kept: the input (32), the context for to_k/to_v's gradients (18), q (32), k and v (2 x 3 x 8),
+    //   the sdpa output (32) and out_proj's input (32): 194 elements, + fp32 log-sum-exp 4 B x T x H = 32 B.
+    json cross = {{"input", {4, 8}},
+                  {"inputs", {{"context", {3, 6}}}},
+                  {"layers", {{{"type", "multi_head_attention"}, {"name", "attn2"}, {"embed_dim", 8}, {"num_heads", 2},
+                               {"kv_from", "context"}, {"qkv_bias", false}, {"out_bias", true}}}}};
+    LayerStack s = stack_ok(cross);
+    CHECK(s.parameters == 232);
+    CHECK(s.saved_bytes_per_sample(2) == 194 * 2 + 32);
+    CHECK(s.output_shape() == std::vector<i64>{4, 8});
+
+    // A UNet resnet's timestep embedding added per channel: conv 1x1 [2, 3, 3] + linear(t [2]) broadcast.
+    //   kept: the conv's input (18) and the linear's input t (2); add keeps nothing.
+    json temb = {{"input", {2, 3, 3}},
+                 {"inputs", {{"t", {2}}}},
+                 {"layers", {{{"type", "conv2d"}, {"name", "c"}, {"out_channels", 2}, {"kernel_size", 1}},
+                             {{"type", "linear"}, {"name", "p"}, {"input_from", "t"}, {"out_features", 2}},
+                             {{"type", "add"}, {"input_from", "c"}, {"from", "p"}}}}};
+    s = stack_ok(temb);
+    CHECK(s.output_shape() == std::vector<i64>{2, 3, 3});
+    CHECK(s.saved_bytes_per_sample(1) == 20);
+
+    // GEGLU after a projection to 2 x 4: the linear keeps its input (32), geglu the projection (32) and
+    // gelu(gate) (16); to_grid turns the 4 tokens back into the [C, 2, 2] grid of "img".
+    json ff = {{"input", {8, 2, 2}},
+               {"layers", {{{"type", "identity"}, {"name", "img"}},
+                           {{"type", "to_tokens"}},
+                           {{"type", "linear"}, {"out_features", 8}},
+                           {{"type", "geglu"}},
+                           {{"type", "to_grid"}, {"from", "img"}}}}};
+    s = stack_ok(ff);
+    CHECK(s.output_shape() == std::vector<i64>{4, 2, 2});
+    CHECK(s.saved_bytes_per_sample(1) == 32 + 32 + 16);
+}
+
+TEST_CASE("layer stack: UNet pieces report what does not line up") {
+    const auto err = [](json layers, json inputs = json::object()) {
+        json j = {{"input", {8, 2, 2}}, {"inputs", std::move(inputs)}, {"layers", std::move(layers)}};
+        return error_of(j);
+    };
+    CHECK_THAT(err({{{"type", "to_tokens"}}, {{"type", "multi_head_attention"}, {"embed_dim", 8}, {"num_heads", 2}, {"kv_from", "text"}}}),
+               Catch::Matchers::Contains("no earlier layer is named \"text\""));
+    CHECK_THAT(err({{{"type", "to_tokens"}}, {{"type", "multi_head_attention"}, {"embed_dim", 8}, {"num_heads", 2}, {"kv_from", "c"}}},
+                   {{"c", {5}}}),
+               Catch::Matchers::Contains("kv_from: expects a [S, D] tensor, got [5]"));
+    CHECK_THAT(err({{{"type", "identity"}, {"name", "img"}}, {{"type", "to_tokens"}}, {{"type", "linear"}, {"out_features", 3}},
+                    {{"type", "to_grid"}}}),
+               Catch::Matchers::Contains("to_grid needs \"from\""));
+    CHECK_THAT(err({{{"type", "identity"}, {"name", "img"}}, {{"type", "avg_pool"}, {"kernel_size", 2}}, {{"type", "to_tokens"}},
+                    {{"type", "to_grid"}, {"from", "img"}}}),
+               Catch::Matchers::Contains("1 tokens do not make the grid [2, 2]"));
+    CHECK_THAT(err({{{"type", "add"}, {"from", "t"}}}, {{"t", {3}}}), Catch::Matchers::Contains("cannot add [3] to [8, 2, 2]"));
+    CHECK_THAT(err({{{"type", "to_tokens"}}, {{"type", "linear"}, {"out_features", 3}}, {{"type", "geglu"}}}),
+               Catch::Matchers::Contains("geglu expects an even last dimension, got [4, 3]"));
+    CHECK_THAT(error_of({{"input", {8, 2, 2}}, {"inputs", {{"x", {0}}}}, {"layers", {{{"type", "identity"}}}}}),
+               Catch::Matchers::Contains("inputs.x"));
+    CHECK_THAT(error_of({{"input", {8}}, {"loss", "l1"}, {"layers", {{{"type", "identity"}}}}}),
+               Catch::Matchers::Contains("expected \"cross_entropy\" or \"mse\""));
+}

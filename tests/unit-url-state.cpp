@@ -78,6 +78,7 @@ TEST_CASE("url state: inline config.json, custom GPU and parameter-only models r
         CHECK(hash.find("model") == std::string::npos);
         check_round_trip(j);
         auto s = scenario_from_json(*decode_url_state(hash), test::catalog());
+        INFO(s.error_text());
         REQUIRE(s.ok());
         CHECK(count_parameters(s->model).total == m.params.total);
     }

@@ -11,7 +11,10 @@
 // excitation), flatten, multi_head_attention (embed_dim, num_heads),
 // upsample (scale_factor, mode nearest/bilinear), identity, block (a named sub-list "layers" repeated
 // "repeat" times), and the ViT/ConvNeXt pieces class_token, position_embedding, to_tokens, select_token,
-// layer_scale. Any layer may read a named earlier output instead of the previous one ("input_from").
+// layer_scale, and the UNet pieces geglu and to_grid ([H*W, C] -> [C, H, W] like the tensor "from"
+// names). Any layer may read a named earlier output instead of the previous one ("input_from"), or a
+// further named stack input ("inputs": {"context": [77, 768]}); multi_head_attention with "kv_from" is
+// cross-attention; add may broadcast a per-channel [C] operand over [C, H, W].
 // "trainable": false on a layer or a block freezes its parameters: autograd then keeps only what the
 // gradients still required need (nothing at all before the first trainable layer).
 // docs/methodology.md, "Layer stacks", lists each rule with its source.
@@ -49,6 +52,9 @@ struct StackLayer {
 
 struct LayerStack {
     std::vector<i64> input;
+    // The training loss on the stack's output ("loss": "cross_entropy", the default, or "mse": a diffusion
+    // UNet's noise prediction).
+    enum class Loss { cross_entropy, mse } loss = Loss::cross_entropy;
     std::vector<StackLayer> layers;
     i64 parameters = 0;           // all parameter elements (nn.Module.parameters(), what torchvision's num_params counts)
     i64 trainable_parameters = 0; // those not frozen by "trainable": false

@@ -43,8 +43,8 @@ void check_ecc_pairs(const std::vector<GpuSpec>& gpus, Problems& errors) {
     }
 }
 
-// A layer-stack preset (presets/layer_stacks): {"id", "name", "family", "source", "num_params", "input",
-// "layers"}. Its parameter count must equal the published num_params it cites.
+// A layer-stack preset (presets/layer_stacks): {"id", "name", "family", "source", "num_params", "gflops"}
+// and the stack's own keys ("input", "inputs", "loss", "layers"). Its parameter count must equal the published num_params it cites.
 std::optional<ModelPreset> stack_preset(const json& j, ModelPreset p, Problems& errors) {
     auto st = layer_stack_from_json(j, "presets." + p.id);
     if (!st.ok()) {
@@ -57,7 +57,9 @@ std::optional<ModelPreset> stack_preset(const json& j, ModelPreset p, Problems& 
                                                                  " parameters, the preset cites " + std::to_string(published)});
         return std::nullopt;
     }
-    p.config_json = json{{"input", j.at("input")}, {"layers", j.at("layers")}}.dump();
+    json stack = j;  // the stack as a scenario's inline model: every key but the preset's own
+    for (const char* meta : {"id", "name", "family", "source", "num_params", "gflops"}) stack.erase(meta);
+    p.config_json = stack.dump();
     p.spec = model_from_layer_stack(std::move(*st.value), p.name);
     p.params = count_parameters(p.spec);
     return p;

@@ -40,6 +40,8 @@ struct Op {
     bool merge(bool add);
     bool mul();
     bool attention();
+    bool geglu();
+    bool to_grid();
     bool upsample();
     bool vit_piece();
     bool flatten();

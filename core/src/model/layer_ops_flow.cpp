@@ -32,11 +32,19 @@ bool Op::dropout() {
     return true;
 }
 
-// add: `self: grad, other: grad` keeps nothing. concat along dim 0 (`cat`: only sizes).
+// add: `self: grad, other: grad` keeps nothing; the operand named by "from" may be per channel ([C] or
+// [C, 1, 1] over [C, H, W]: a UNet's timestep embedding, `temb[:, :, None, None]`), its gradient then a
+// sum. concat along dim 0 (`cat`: only sizes).
 bool Op::merge(bool add) {
     out.shape = in.shape;
     for (const Shape& o : in.others) {
-        if (add && o != in.shape) return fail("cannot add " + shape_text(o) + " to " + shape_text(in.shape));
+        if (add && o != in.shape) {
+            bool per_channel = !o.empty() && o.size() <= in.shape.size();
+            for (std::size_t i = 0; per_channel && i < o.size(); ++i) per_channel = o[i] == in.shape[i] || (i > 0 && o[i] == 1);
+            if (!per_channel)
+                return fail("cannot add " + shape_text(o) + " to " + shape_text(in.shape) +
+                            " (the shapes must match, or the one named by \"from\" be per channel: [C] or [C, 1, 1])");
+        }
         if (!add) {
             if (o.size() != in.shape.size() || o.empty() || !std::equal(o.begin() + 1, o.end(), in.shape.begin() + 1))
                 return fail("cannot concatenate " + shape_text(o) + " with " + shape_text(out.shape) + " along channels");
@@ -68,7 +76,10 @@ bool Op::mul() {
 // multi_head_attention (nn.MultiheadAttention, need_weights=False: in_proj [3D, D], scaled_dot_product_
 // attention, out_proj [D, D]). Kept as in core/src/training/activations.cpp (sdpa): the in_proj input,
 // q, k, v, the sdpa output, its fp32 log-sum-exp per head and row, and out_proj's input (a contiguous
-// copy of the transposed output).
+// copy of the transposed output). "qkv_bias" / "out_bias" override "bias" for the projections (diffusers'
+// Attention: to_q/to_k/to_v without bias, to_out with one). With "kv_from" (a name, e.g. a stack input
+// "context" [S, Dc]) it is cross-attention: q from the input, k and v projected from that tensor
+// (to_k, to_v [D, Dc]), which their weights' gradients keep; k and v have S rows.
 bool Op::attention() {
     if (in.shape.size() != 2) return fail("expects [T, D], got " + shape_text(in.shape));
     const i64 T = in.shape[0], D = in.shape[1];
@@ -77,16 +88,41 @@ bool Op::attention() {
     if (!H) return false;
     if (D % *H) return fail("num_heads " + std::to_string(*H) + " must divide embed_dim " + std::to_string(D));
     const bool bias = r.boolean_or("bias", true);
-    param(PC::attention, Role::qkv, "in_proj", 3 * D, D, bias, true);
-    param(PC::attention, Role::o, "out_proj", D, D, bias, true);
+    const bool qkv_bias = r.boolean_or("qkv_bias", bias), out_bias = r.boolean_or("out_bias", bias);
+    const bool cross = !in.others.empty();
+    i64 S = T, Dc = D;
+    if (cross) {
+        const Shape& c = in.others.front();
+        if (c.size() != 2) return fail("kv_from: expects a [S, D] tensor, got " + shape_text(c));
+        S = c[0];
+        Dc = c[1];
+        param(PC::attention, Role::qkv, "to_q", D, D, qkv_bias, true);
+        param(PC::attention, Role::qkv, "to_kv", 2 * D, Dc, qkv_bias, true);
+        out.save_others = true;
+    } else {
+        param(PC::attention, Role::qkv, "in_proj", 3 * D, D, qkv_bias, true);
+    }
+    param(PC::attention, Role::o, "out_proj", D, D, out_bias, true);
     out.shape = in.shape;
-    const double t = static_cast<double>(T), d = static_cast<double>(D);
-    out.flops = 2 * t * d * 4 * d + 2 * 2 * t * t * d;
+    const double t = static_cast<double>(T), d = static_cast<double>(D), s = static_cast<double>(S);
+    out.flops = 2 * t * d * 2 * d + 2 * s * static_cast<double>(Dc) * 2 * d + 2 * 2 * t * s * d;
     out.save_input = true;
     out.input_for_weights = true;
-    out.new_saved_elements = 3 * t * d + t * d + t * d;
+    out.new_saved_elements = t * d + 2 * s * d + t * d + t * d;  // q, k, v, the sdpa output, out_proj's input
     out.weight_grad_elements = t * d;  // out_proj's input
     out.saved_other_bytes = 4.0 * t * static_cast<double>(*H);
+    return true;
+}
+
+// geglu (diffusers' GEGLU after its projection: `hidden, gate = x.chunk(2, -1); hidden * gelu(gate)`):
+// the halves are views of the input, gelu keeps gate and mul keeps hidden and gelu(gate), so the whole
+// input and one half-size tensor are kept.
+bool Op::geglu() {
+    if (in.shape.empty() || in.shape.back() % 2) return fail("expects an even last dimension, got " + shape_text(in.shape));
+    out.shape = in.shape;
+    out.shape.back() /= 2;
+    out.save_input = true;
+    out.new_saved_elements = in_elems() / 2;
     return true;
 }
 
@@ -132,6 +168,20 @@ bool Op::vit_piece() {
     return true;
 }
 
+// to_grid: tokens back to a feature map, [H*W, C] -> [C, H, W] with the spatial size of the [C', H, W]
+// tensor named by "from" (diffusers' Transformer2DModel: reshape, permute, `.contiguous()`: a copy that
+// keeps nothing).
+bool Op::to_grid() {
+    if (in.shape.size() != 2) return fail("expects [T, C], got " + shape_text(in.shape));
+    const Shape& like = in.others.front();
+    if (like.size() < 2) return fail("from: expects a [C, spatial...] tensor, got " + shape_text(like));
+    out.shape = {in.shape[1]};
+    out.shape.insert(out.shape.end(), like.begin() + 1, like.end());
+    if (elems(Shape(like.begin() + 1, like.end())) != in.shape[0])
+        return fail(std::to_string(in.shape[0]) + " tokens do not make the grid " + shape_text(Shape(like.begin() + 1, like.end())));
+    return true;
+}
+
 bool Op::flatten() {  // a view: [C, H, W] -> [C*H*W]
     auto n = numel(in.shape);
     if (!n) return fail("input too large");
@@ -159,6 +209,8 @@ bool Op::run() {
     if (type == "multi_head_attention") return attention();
     if (type == "upsample") return upsample();
     if (type == "flatten") return flatten();
+    if (type == "geglu") return geglu();
+    if (type == "to_grid") return to_grid();
     if (type == "identity") { out.shape = in.shape; out.alias_input = true; return true; }
     if (type == "class_token" || type == "position_embedding" || type == "to_tokens" || type == "select_token" ||
         type == "layer_scale")

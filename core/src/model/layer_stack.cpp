@@ -143,14 +143,25 @@ struct Walker {
             src = v.front();
         }
         std::vector<Value> others;
-        if (type == "add" || type == "concat" || type == "mul") {
+        if (type == "add" || type == "concat" || type == "mul" || type == "to_grid") {
             if (!l.contains("from")) {
-                errors.push_back({where, type + " needs \"from\": the earlier layer(s) to merge with its input"});
+                errors.push_back({where, type + (type == "to_grid" ? " needs \"from\": an earlier [C, H, W] tensor whose grid it restores"
+                                                                   : " needs \"from\": the earlier layer(s) to merge with its input")});
                 return false;
             }
             if (!resolve(l.at("from"), where, others)) return false;
-            for (const auto& o : others) in.others.push_back(o.shape);
+            if (type == "to_grid" && others.size() != 1) {
+                errors.push_back({where, "to_grid: \"from\" names one tensor"});
+                return false;
+            }
+        } else if (type == "multi_head_attention" && l.contains("kv_from")) {  // cross-attention
+            if (!resolve(l.at("kv_from"), where, others)) return false;
+            if (others.size() != 1) {
+                errors.push_back({where, "multi_head_attention: \"kv_from\" names one tensor"});
+                return false;
+            }
         }
+        for (const auto& o : others) in.others.push_back(o.shape);
         const i64 at_layer = static_cast<i64>(stack.layers.size());
         storages[static_cast<std::size_t>(src.tensor)].last = at_layer;
         for (const auto& o : others) storages[static_cast<std::size_t>(o.tensor)].last = at_layer;
@@ -173,7 +184,7 @@ struct Walker {
         const bool recorded = in_grad || weights_train;
         if (recorded) {
             if (res->save_input && (weights_train || !res->input_for_weights)) keep(src.tensor, L);
-            if (res->save_others)
+            if (res->save_others && (weights_train || !res->input_for_weights))
                 for (const auto& o : others) keep(o.tensor, L);
         }
         Value out{src.tensor, res->shape};
@@ -234,6 +245,29 @@ bool read_input(const json& j, const std::string& field, Shape& out, Problems& e
     return true;
 }
 
+// Further named inputs besides "input" ({"context": [77, 768], "timestep": [320]}: a UNet's text
+// conditioning and timestep features), per sample; a layer reads one with "input_from" or "kv_from".
+// They need no gradient (the text encoder is not in the stack).
+bool read_inputs(const json& j, const std::string& p, Walker& w, Problems& errors) {
+    if (!j.contains("inputs")) return true;
+    const json& ins = j.at("inputs");
+    if (!ins.is_object() || ins.size() > 8) {
+        errors.push_back({p + "inputs", "got " + describe(ins) + ", expected an object of up to 8 named shapes, e.g. {\"context\": [77, 768]}"});
+        return false;
+    }
+    for (const auto& [name, shape] : ins.items()) {
+        Shape s;
+        if (name.empty()) {
+            errors.push_back({p + "inputs", "an input needs a name"});
+            return false;
+        }
+        if (!read_input(shape, p + "inputs." + name, s, errors)) return false;
+        w.scopes.front()[name] = Value{static_cast<int>(w.storages.size()), s};
+        w.storages.push_back({static_cast<double>(*numel(s)), false, false, false});
+    }
+    return true;
+}
+
 }  // namespace
 }  // namespace detail
 
@@ -243,7 +277,7 @@ const std::vector<std::string>& layer_stack_types() {
         "layer_norm", "group_norm", "embedding", "max_pool", "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool",
         "adaptive_avg_pool", "relu", "gelu", "silu", "sigmoid", "hardswish", "hardsigmoid", "tanh", "dropout",
         "add", "concat", "mul", "flatten", "multi_head_attention", "upsample", "identity", "block", "class_token",
-        "position_embedding", "to_tokens", "select_token", "layer_scale"};
+        "position_embedding", "to_tokens", "select_token", "layer_scale", "geglu", "to_grid"};
     return types;
 }
 
@@ -266,6 +300,15 @@ Result<LayerStack> layer_stack_from_json(const nlohmann::json& j, const std::str
     const bool tokens = st.input.size() == 1 && layers[0].is_object() && layers[0].value("type", json()) == "embedding";
     w.storages.push_back({static_cast<double>(*numel(st.input)), false, tokens, false});
     Value cur{0, st.input};
+    if (!read_inputs(j, p, w, res.errors)) return res;
+    if (j.contains("loss")) {
+        const json& loss = j.at("loss");
+        if (loss == "mse") st.loss = LayerStack::Loss::mse;
+        else if (loss != "cross_entropy") {
+            res.errors.push_back({p + "loss", "got " + describe(loss) + ", expected \"cross_entropy\" or \"mse\""});
+            return res;
+        }
+    }
     if (!w.walk(layers, p + "layers", "", 0, true, cur)) return res;
     w.liveness(cur.tensor);
     Checked params = 0, trainable = 0, buffers = 0;

@@ -45,12 +45,19 @@ std::string stack_activation_inputs(const Scenario& s, const ModelSpec& m, const
     // tensor (autograd's engine frees a gradient once its consumer ran).
     in.layer_transient = 2 * st.largest_tensor_elements * a.compute * bsz;
     // The loss: cross_entropy runs log_softmax in fp32 under autocast (torch.amp's fp32 op list) and keeps
-    // that output for nll_loss's backward, one value per output element.
+    // that output for nll_loss's backward, one value per output element. mse (diffusers' training scripts:
+    // `F.mse_loss(model_pred.float(), target.float())`) keeps both fp32 operands (derivatives.yaml
+    // `mse_loss`: `mse_loss_backward(grad, self, target, ...)`).
     const std::vector<i64> out = st.output_shape();
     double out_elements = 1;
     for (i64 d : out) out_elements *= static_cast<double>(d);
-    in.logits_saved = 4 * out_elements * bsz;
-    loss_detail = "cross-entropy over " + whole(out_elements) + " outputs x " + std::to_string(s.micro_batch) + " (fp32 log_softmax)";
+    if (st.loss == LayerStack::Loss::mse) {
+        in.logits_saved = 8 * out_elements * bsz;
+        loss_detail = "MSE over " + whole(out_elements) + " outputs x " + std::to_string(s.micro_batch) + " (fp32 prediction and target)";
+    } else {
+        in.logits_saved = 4 * out_elements * bsz;
+        loss_detail = "cross-entropy over " + whole(out_elements) + " outputs x " + std::to_string(s.micro_batch) + " (fp32 log_softmax)";
+    }
 
     if (s.checkpointing != Checkpointing::none)
         warnings.push_back("checkpointing \"" + std::string(to_string(s.checkpointing)) +
