@@ -77,7 +77,7 @@ for b,c in enumerate(reversed(ch)):
 layers+=[{"type":"group_norm","name":"conv_norm_out","num_groups":G},{"type":"silu","name":"conv_act"},
          {"type":"conv2d","name":"conv_out","out_channels":4,"kernel_size":3,"padding":1}]
 assert not skips
-doc={"id":"sd15-unet","family":"Diffusion UNet (layer stack)","name":"Stable Diffusion 1.5 UNet (diffusers UNet2DConditionModel)",
+doc={"id":"sd15-unet","family":"Diffusion UNet (layer stack)","name":"Stable Diffusion 1.5 UNet",
  "source":"diffusers UNet2DConditionModel with stable-diffusion-v1-5's unet/config.json (block_out_channels [320, 640, 1280, 1280], layers_per_block 2, cross_attention_dim 768, attention_head_dim 8, norm_num_groups 32); num_params 859520964 from diffusers' ModelMixin.num_parameters docstring (unet.num_parameters(only_trainable=True) for stable-diffusion-v1-5); https://huggingface.co/docs/diffusers/api/models/overview",
  "num_params":859520964,
  "input":[4,64,64],

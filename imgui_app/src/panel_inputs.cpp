@@ -6,6 +6,7 @@
 #include <imgui_internal.h>  // PushItemFlag (Tab stops)
 
 #include "ui.hpp"
+#include "vramcalc/layer_stack.hpp"
 #include "vramcalc/scenario_keys.hpp"
 
 #include <misc/cpp/imgui_stdlib.h>  // after imgui.h (it does not include it)
@@ -45,9 +46,15 @@ void model_breakdown(const AppState& st) {
         return;
     }
     ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("%s: %lld layers, hidden %lld, %lld heads (%lld KV), vocab %lld", m.model_type.c_str(),
+    if (m.stack) {
+        std::string shape;
+        for (i64 d : m.stack->input) shape += (shape.empty() ? "" : " x ") + std::to_string(d);
+        ImGui::TextDisabled("layer stack: %zu layers, input %s per sample", m.stack->layers.size(), shape.c_str());
+    } else {
+        ImGui::TextDisabled("%s: %lld layers, hidden %lld, %lld heads (%lld KV), vocab %lld", m.model_type.c_str(),
                         static_cast<long long>(m.layers), static_cast<long long>(m.hidden), static_cast<long long>(m.heads),
-                        static_cast<long long>(m.kv_heads), static_cast<long long>(m.vocab));
+                            static_cast<long long>(m.kv_heads), static_cast<long long>(m.vocab));
+    }
     ImGui::PopTextWrapPos();
     if (ImGui::BeginTable("params", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
         ImGui::TableSetupColumn("parameters");

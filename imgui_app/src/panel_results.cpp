@@ -243,8 +243,13 @@ void GuiFit(AppState& st) {
     const Bill& b = st.results.bill;
     const bool train = st.results.scenario.workload == Workload::train;
     const double util = st.results.scenario.target_utilization;
+    const bool fixed_input = st.results.scenario.model.stack != nullptr;  // a layer stack: no sequence to solve for
     ImGui::PushTextWrapPos(0);
-    if (train) {
+    if (fixed_input) {
+        ImGui::Text("Largest %s on the %s at %.0f %%: %lld", train ? "micro-batch" : "batch", b.gpu.name.c_str(), util * 100,
+                    static_cast<long long>(train ? b.max_micro_batch.value_or(0) : b.max_batch.value_or(0)));
+        ImGui::TextDisabled("No longest sequence: a layer stack has a fixed input shape.");
+    } else if (train) {
         ImGui::Text("Largest micro-batch on the %s at %.0f %%: %lld", b.gpu.name.c_str(), util * 100,
                     static_cast<long long>(b.max_micro_batch.value_or(0)));
         ImGui::Text("Longest sequence at micro-batch %lld: %lld tokens", static_cast<long long>(st.results.scenario.micro_batch),
@@ -314,7 +319,8 @@ void GuiFit(AppState& st) {
             ImGui::TableNextColumn();
             ImGui::Text("%lld", static_cast<long long>(f.max_batch));
             ImGui::TableNextColumn();
-            ImGui::Text("%lld", static_cast<long long>(train ? f.max_seq_len : f.max_context));
+            if (fixed_input) ImGui::TextDisabled("-");
+            else ImGui::Text("%lld", static_cast<long long>(train ? f.max_seq_len : f.max_context));
         }
         ImGui::EndTable();
     }
