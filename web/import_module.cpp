@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "vramcalc/import.hpp"
-#include "vramcalc/json_text.hpp"
 #include "vramcalc/presets.hpp"
 
 namespace {
@@ -17,20 +16,10 @@ std::string g_reply;
 }
 
 extern "C" EMSCRIPTEN_KEEPALIVE const char* import_run(const char* text, int length) {
-    nlohmann::json out;
-    if (length < 0 || static_cast<std::size_t>(length) > vramcalc::kMaxInputBytes) {
-        out = {{"ok", false}, {"error", "the config is " + std::to_string(length) + " bytes; at most " +
-                                            std::to_string(vramcalc::kMaxInputBytes) + " are read"}};
-    } else {
-        const auto r = vramcalc::import_config(std::string_view(text, static_cast<std::size_t>(length)),
-                                               *vramcalc::builtin_catalog());
-        if (r.ok()) {
-            out = vramcalc::import_to_json(*r);
-            out["ok"] = true;
-        } else {
-            out = {{"ok", false}, {"error", r.error_text()}};
-        }
-    }
+    // import_config checks the size limit itself (json_text.hpp's kMaxInputBytes).
+    const auto r = vramcalc::import_config(std::string_view(text, static_cast<std::size_t>(length)), *vramcalc::builtin_catalog());
+    nlohmann::json out = r.ok() ? vramcalc::import_to_json(*r) : nlohmann::json{{"error", r.error_text()}};
+    out["ok"] = r.ok();
     g_reply = out.dump();
     return g_reply.c_str();
 }

@@ -8,8 +8,7 @@
   var loading = document.getElementById('loading');
   var params = new URLSearchParams(location.search);
   var t0 = performance.now();
-  var ckptModule = null;  // vramcalc-checkpoint.js, loaded on the first checkpoint read
-  var importModule = null;  // vramcalc-import.js, loaded on the first config of another tool
+  var modules = {};  // on-demand modules by script (web/CMakeLists.txt vramcalc_on_demand_module)
 
   // The page's scripts loaded later: the calculator once the skeleton shows, the checkpoint reader on its click.
   function loadScript(src, onload, onerror) {
@@ -18,6 +17,19 @@
     if (onload) s.onload = onload;
     s.onerror = onerror;
     document.head.appendChild(s);
+  }
+  // An on-demand module, loaded on its first use; `factory` is the global its script defines. A failed
+  // load is forgotten, so the next action tries again.
+  function loadModule(file, factory) {
+    if (!modules[file]) modules[file] = new Promise(function (ok, no) {
+      loadScript(file, function () { window[factory]().then(ok, no); }, no);
+    }).catch(function (e) { delete modules[file]; throw e; });
+    return modules[file];
+  }
+  function toModule(m, text) {  // a malloc'ed C string in module m's heap (the caller frees it)
+    var n = m.lengthBytesUTF8(text) + 1, p = m._malloc(n);
+    m.stringToUTF8(text, p, n);
+    return p;
   }
   function ready() { return typeof Module !== 'undefined' && Module.calledRun; }
   function wake() { if (ready()) Module._vramcalc_wake(); }
@@ -238,11 +250,8 @@
     // a Range request with the whole file (200) is cut off at once: the rest would be the weights.
     readCheckpoint: function (base, file, ifMissing) {
       function report(json) { call('vramcalc_on_checkpoint', ['string'], [json]); }
-      if (!ckptModule) ckptModule = new Promise(function (ok, no) {
-        loadScript('vramcalc-checkpoint.js', function () { vramcalcCheckpoint().then(ok, no); }, no);
-      });
-      ckptModule.then(function (m) {
-        function str(t) { var n = m.lengthBytesUTF8(t) + 1, p = m._malloc(n); m.stringToUTF8(t, p, n); return p; }
+      loadModule('vramcalc-checkpoint.js', 'vramcalcCheckpoint').then(function (m) {
+        function str(t) { return toModule(m, t); }
         var f = str(file), g = str(ifMissing);
         m._ckpt_open(f, g);
         m._free(f);
@@ -273,7 +282,6 @@
           });
         })();
       }, function () {
-        ckptModule = null;
         report('{"error":"the checkpoint reader (vramcalc-checkpoint.js) did not load"}');
       });
     },
@@ -282,17 +290,11 @@
     // the first such config so that they cost the page nothing until then.
     importConfig: function (name, text) {
       function report(json) { call('vramcalc_on_imported', ['string', 'string'], [name, json]); }
-      if (!importModule) importModule = new Promise(function (ok, no) {
-        loadScript('vramcalc-import.js', function () { vramcalcImport().then(ok, no); }, no);
-      });
-      importModule.then(function (m) {
-        var n = m.lengthBytesUTF8(text) + 1, p = m._malloc(n);
-        m.stringToUTF8(text, p, n);
-        var json = m.UTF8ToString(m._import_run(p, n - 1));
+      loadModule('vramcalc-import.js', 'vramcalcImport').then(function (m) {
+        var p = toModule(m, text), json = m.UTF8ToString(m._import_run(p, m.lengthBytesUTF8(text)));
         m._free(p);
         report(json);
       }, function () {
-        importModule = null;
         report('{"ok":false,"error":"the config importer (vramcalc-import.js) did not load"}');
       });
     },

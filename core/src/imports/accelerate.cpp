@@ -72,7 +72,6 @@ const Rule kAccelerate[] = {
 }  // namespace
 
 void import_accelerate(Importer& im, std::span<const Entry> entries) {
-    im.set_default("workload", "train", "accelerate launches training");
     im.set_default("framework", "hf", "accelerate runs the HF stack");
     im.apply(entries, {std::span<const Rule>(kAccelerate)});
 }

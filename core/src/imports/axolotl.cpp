@@ -78,7 +78,6 @@ const Rule kAxolotl[] = {
 }  // namespace
 
 void import_axolotl(Importer& im, std::span<const Entry> entries) {
-    im.set_default("workload", "train", "an axolotl recipe trains");
     im.set_default("framework", "hf", "axolotl trains with the HF Trainer");
     im.apply(entries, {std::span<const Rule>(kAxolotl)});
     if (!im.has("method")) im.set_default("method", "full", "no adapter: full fine-tuning");

@@ -85,10 +85,7 @@ const Rule kDeepSpeed[] = {
 }  // namespace
 
 void import_deepspeed(Importer& im, std::span<const Entry> entries, const std::string& prefix) {
-    if (prefix.empty()) {
-        im.set_default("workload", "train", "a DeepSpeed config trains");
-        im.set_default("framework", "deepspeed", "a DeepSpeed config");
-    }
+    if (prefix.empty()) im.set_default("framework", "deepspeed", "a DeepSpeed config");
     const auto sizes = im.report_sizes();
     im.apply(entries, {std::span<const Rule>(kDeepSpeed)});
     if (!prefix.empty()) im.prefix_keys_since(sizes, prefix);  // report the keys as the file wrote them

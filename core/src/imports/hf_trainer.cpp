@@ -178,7 +178,6 @@ void read_optimizer(Importer& im, const Entry& e) {
 std::span<const Rule> hf_training_argument_rules() { return kHf; }
 
 void import_hf_trainer(Importer& im, std::span<const Entry> entries) {
-    im.set_default("workload", "train", "TrainingArguments train");
     im.set_default("framework", "hf", "the HF Trainer (TRL's trainers extend it)");
     // `deepspeed` may hold the DeepSpeed config itself (TrainingArguments accepts a dict): read with its rules.
     std::vector<Entry> own, ds;

@@ -133,6 +133,8 @@ Result<Imported> import_document(std::string_view text, const Catalog& catalog) 
     for (const auto& f : kFormats)
         if (f.is(es)) {
             Importer im(f.name, catalog);
+            // Every settings-file format here configures training (the servers are command lines).
+            im.set_default("workload", "train", std::string(f.name) + " configs set up training");
             f.run(im, es);
             return im.finish();
         }

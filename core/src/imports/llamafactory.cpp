@@ -88,7 +88,6 @@ const Rule kLlamaFactory[] = {
 }  // namespace
 
 void import_llamafactory(Importer& im, std::span<const Entry> entries) {
-    im.set_default("workload", "train", "a LLaMA-Factory recipe trains");
     im.set_default("framework", "hf", "LLaMA-Factory trains with the HF Trainer");
     im.apply(entries, {std::span<const Rule>(kLlamaFactory), hf_training_argument_rules()});
     // Its own defaults (finetuning_args.py, model_args.py), where the recipe leaves them out.

@@ -47,7 +47,6 @@ const Rule kPeft[] = {
 }  // namespace
 
 void import_peft(Importer& im, std::span<const Entry> entries) {
-    im.set_default("workload", "train", "an adapter config is for training");
     im.set_default("framework", "hf", "PEFT");
     im.apply(entries, {std::span<const Rule>(kPeft)});
 }

@@ -109,7 +109,6 @@ const Rule kTorchtune[] = {
 }  // namespace
 
 void import_torchtune(Importer& im, std::span<const Entry> entries) {
-    im.set_default("workload", "train", "a torchtune recipe trains");
     im.set_default("framework", "torchtune", "a torchtune recipe");
     im.apply(entries, {std::span<const Rule>(kTorchtune)});
 }
