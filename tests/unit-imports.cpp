@@ -80,7 +80,15 @@ TEST_CASE("imports: malformed input names the line and the key") {
         REQUIRE_FALSE(r.ok());
         CHECK_THAT(r.errors.front().field, Catch::Contains(c.field));
         CHECK_THAT(r.errors.front().message, Catch::Contains(c.words));
+        // Every front end (JS API, the page's import module, the UI) answers with the same object.
+        const json answer = import_answer(r);
+        CHECK(answer["ok"] == false);
+        CHECK_THAT(answer["errors"][0]["field"].get<std::string>(), Catch::Contains(c.field));
+        CHECK_FALSE(answer.contains("error"));
     }
+    const json good = import_answer(import_config("vllm serve Qwen/Qwen2.5-7B-Instruct\n", test::catalog()));
+    CHECK(good["ok"] == true);
+    CHECK(good["format"].is_string());
 }
 
 TEST_CASE("imports: presets are found by hub id, path and GGUF file name") {

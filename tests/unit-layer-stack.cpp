@@ -314,6 +314,14 @@ TEST_CASE("layer stack: UNet pieces report what does not line up") {
                     {{"type", "to_grid"}, {"from", "img"}}}),
                Catch::Matchers::Contains("1 tokens do not make the grid [2, 2]"));
     CHECK_THAT(err({{{"type", "add"}, {"from", "t"}}}, {{"t", {3}}}), Catch::Matchers::Contains("cannot add [3] to [8, 2, 2]"));
+    // PyTorch's broadcasting aligns trailing dimensions: [8, 1] does not broadcast onto [8, 2, 2] (8 against 2),
+    // [1, 2] and [8, 1, 1] do, and a one-dimensional [8] is this format's per-channel convention.
+    CHECK_THAT(err({{{"type", "add"}, {"from", "t"}}}, {{"t", {8, 1}}}), Catch::Matchers::Contains("cannot add [8, 1] to [8, 2, 2]"));
+    for (const json& ok : {json{1, 2}, json{8, 1, 1}, json{8}, json{2}}) {
+        INFO(ok.dump());
+        const json j = {{"input", {8, 2, 2}}, {"inputs", {{"t", ok}}}, {"layers", {{{"type", "add"}, {"from", "t"}}}}};
+        CHECK(layer_stack_from_json(j).ok());
+    }
     CHECK_THAT(err({{{"type", "to_tokens"}}, {{"type", "linear"}, {"out_features", 3}}, {{"type", "geglu"}}}),
                Catch::Matchers::Contains("geglu expects an even last dimension, got [4, 3]"));
     CHECK_THAT(error_of({{"input", {8, 2, 2}}, {"inputs", {{"x", {0}}}}, {"layers", {{{"type", "identity"}}}}}),

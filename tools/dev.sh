@@ -35,7 +35,7 @@ PACKAGES=(
   python3                            # tools/measure dry-run test (already pulled in by emscripten)
 )
 
-say()  { printf '\033[1m[vramcalc]\033[0m %s\n' "$*"; }
+say()  { printf '\033[1m[vramcalc %dm%02ds]\033[0m %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 fail() { printf '\033[1;31m[vramcalc] error:\033[0m %s\n' "$*" >&2; exit 1; }
 
 need_root() {
@@ -128,12 +128,14 @@ setup() {
 export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
 
 build_native() {
+  say "native build (build/native)"
   cmake -S "$ROOT" -B "$BUILD_NATIVE" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DVRAMCALC_IMGUI_DIR="$DEPS/imgui" >/dev/null || fail "native configure failed"
   cmake --build "$BUILD_NATIVE" -j "$JOBS" || fail "native build failed"
 }
 
 build_wasm() {
+  say "wasm build (build/wasm)"
   emcmake cmake -S "$ROOT" -B "$BUILD_WASM" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DVRAMCALC_IMGUI_DIR="$DEPS/imgui" >/dev/null || fail "wasm configure failed"
   cmake --build "$BUILD_WASM" -j "$JOBS" || fail "wasm build failed"

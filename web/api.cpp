@@ -164,11 +164,7 @@ EMSCRIPTEN_KEEPALIVE const char* vramcalc_api_import(const char* config_text, in
         const auto text = input(config_text, length, out);
         if (!text) return out;
 #ifdef VRAMCALC_HAS_IMPORTS
-        const auto r = vramcalc::import_config(*text, *vramcalc::builtin_catalog());
-        if (!r.ok()) return {{"ok", false}, {"errors", problems(r.errors)}};
-        json j = vramcalc::import_to_json(*r);
-        j["ok"] = true;
-        return j;
+        return vramcalc::import_answer(vramcalc::import_config(*text, *vramcalc::builtin_catalog()));
 #else
         return failure("config", "this build has no config importer (it was built without yaml-cpp); the CLI (vramcalc import) imports configs");
 #endif

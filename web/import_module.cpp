@@ -1,7 +1,7 @@
 // vramcalc-import.js: the core's importer of other tools' configs (docs/imports.md) and yaml-cpp for the
 // page, a separate module that page.js loads on the first paste, drop or open of such a config, so that
-// they cost the page's own wasm nothing until then (about 78 KB gzip). import_run answers with
-// import_to_json's object plus "ok": true, or {"ok": false, "error": "..."} naming the line and key.
+// they cost the page's own wasm nothing until then (about 78 KB gzip). import_run answers with the
+// core's import_answer, as the JS API's import does: {"ok": false, "errors": [...]} names the line and key.
 #include <string>
 #include <string_view>
 
@@ -18,8 +18,6 @@ std::string g_reply;
 extern "C" EMSCRIPTEN_KEEPALIVE const char* import_run(const char* text, int length) {
     // import_config checks the size limit itself (json_text.hpp's kMaxInputBytes).
     const auto r = vramcalc::import_config(std::string_view(text, static_cast<std::size_t>(length)), *vramcalc::builtin_catalog());
-    nlohmann::json out = r.ok() ? vramcalc::import_to_json(*r) : nlohmann::json{{"error", r.error_text()}};
-    out["ok"] = r.ok();
-    g_reply = out.dump();
+    g_reply = vramcalc::import_answer(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return g_reply.c_str();
 }

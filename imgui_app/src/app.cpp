@@ -91,12 +91,11 @@ void App::on_checkpoint(const std::string& report_json) { checkpoint_answer(st_,
 
 void App::on_imported(const std::string& name, const std::string& result_json) {
     const json r = json::parse(std::string_view(result_json), nullptr, false);
-    if (!r.is_object() || !r.value("ok", false)) {
-        const std::string why = r.is_object() ? r.value("error", std::string("the importer gave no answer")) : "the importer's answer was not JSON";
-        set_status(st_, name + ": " + why, true);
+    if (r.is_discarded()) {
+        set_status(st_, name + ": the importer's answer was not JSON", true);
         return;
     }
-    apply_import(st_, name, r);
+    import_answered(st_, name, r);
 }
 
 void App::update() {

@@ -12,13 +12,9 @@ namespace vramcalc::ui {
 
 bool import_into(AppState& st, const std::string& name, const std::string& text) {
 #if VRAMCALC_UI_IMPORTS
-    const auto r = import_config(text, *st.catalog);
-    if (!r.ok()) {
-        set_status(st, name + ": " + r.error_text(), true);
-        return false;
-    }
-    apply_import(st, name, import_to_json(*r));
-    return true;
+    const nlohmann::json answer = import_answer(import_config(text, *st.catalog));
+    import_answered(st, name, answer);
+    return answer.value("ok", false);
 #else
     if (st.platform->import_config(name, text)) {
         set_status(st, "Importing " + name + " (loading the config importer)...");
@@ -27,6 +23,21 @@ bool import_into(AppState& st, const std::string& name, const std::string& text)
     set_status(st, name + ": this build does not import other tools' configs (the CLI's vramcalc import does); a config.json or a scenario file works", true);
     return false;
 #endif
+}
+
+void import_answered(AppState& st, const std::string& name, const nlohmann::json& answer) {
+    if (answer.is_object() && answer.value("ok", false)) {
+        apply_import(st, name, answer);
+        return;
+    }
+    std::string why;
+    if (answer.is_object() && answer.contains("errors") && answer["errors"].is_array())
+        for (const auto& e : answer["errors"]) {
+            if (!why.empty()) why += "; ";
+            const std::string field = e.value("field", std::string());
+            why += (field.empty() ? "" : field + ": ") + e.value("message", std::string());
+        }
+    set_status(st, name + ": " + (why.empty() ? std::string("the importer gave no answer") : why), true);
 }
 
 void apply_import(AppState& st, const std::string& name, const nlohmann::json& imported) {

@@ -49,9 +49,12 @@ void apply_patch(AppState& st, const nlohmann::json& patch);
 // Imports a config (vllm/sglang/llama.cpp line, DeepSpeed, accelerate, HF/TRL, LLaMA-Factory, axolotl,
 // torchtune, PEFT) into the scenario; the status line reports it (import_config.cpp). Where the UI was
 // built without the importer, the platform imports it (the page's separate module) and the answer comes
-// back through App::on_imported, which applies it with apply_import (import_to_json's object).
+// back through App::on_imported, which hands it to import_answered.
 bool import_into(AppState& st, const std::string& name, const std::string& text);
 void apply_import(AppState& st, const std::string& name, const nlohmann::json& imported);
+// An importer's answer (the core's import_answer, whichever module gave it): applied, or its errors on
+// the status line.
+void import_answered(AppState& st, const std::string& name, const nlohmann::json& answer);
 // The checkpoint read's reports (panel_checkpoint.cpp), and its outcome as text for the summary.
 void checkpoint_answer(AppState& st, const std::string& report_json);
 std::string checkpoint_summary(const AppState& st);

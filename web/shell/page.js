@@ -313,7 +313,7 @@
         m._free(p);
         report(json);
       }, function () {
-        report('{"ok":false,"error":"the config importer (vramcalc-import.js) did not load"}');
+        report('{"ok":false,"errors":[{"field":"","message":"the config importer (vramcalc-import.js) did not load"}]}');
       });
     },
     setHash: function (hash) {

@@ -45,4 +45,8 @@ Result<Imported> import_config(std::string_view text, const Catalog& catalog);
 // {"format", "scenario", "read": [{key, value, line, target, note}], "ignored": [...], "unknown": [...], "notes": [...]}
 nlohmann::json import_to_json(const Imported& imported);
 
+// The one answer every front end gives for an import (the JS API, the page's import module, the UI):
+// import_to_json's object plus "ok": true, or {"ok": false, "errors": [{"field", "message"}]}.
+nlohmann::json import_answer(const Result<Imported>& result);
+
 }  // namespace vramcalc

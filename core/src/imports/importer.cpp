@@ -189,4 +189,15 @@ nlohmann::json import_to_json(const Imported& im) {
             {"notes", im.report.notes}};
 }
 
+nlohmann::json import_answer(const Result<Imported>& r) {
+    if (r.ok()) {
+        nlohmann::json j = import_to_json(*r);
+        j["ok"] = true;
+        return j;
+    }
+    nlohmann::json errors = nlohmann::json::array();
+    for (const auto& p : r.errors) errors.push_back({{"field", p.field}, {"message", p.message}});
+    return {{"ok", false}, {"errors", std::move(errors)}};
+}
+
 }  // namespace vramcalc

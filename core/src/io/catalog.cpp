@@ -57,8 +57,11 @@ std::optional<ModelPreset> stack_preset(const json& j, ModelPreset p, Problems& 
                                                                  " parameters, the preset cites " + std::to_string(published)});
         return std::nullopt;
     }
-    json stack = j;  // the stack as a scenario's inline model: every key but the preset's own
-    for (const char* meta : {"id", "name", "family", "source", "num_params", "gflops"}) stack.erase(meta);
+    // The stack as a scenario's inline model: the stack's own keys (layer_stack_from_json reads these), not
+    // the preset's metadata, whatever metadata a preset file grows.
+    json stack = json::object();
+    for (const char* key : {"input", "inputs", "loss", "layers"})
+        if (j.contains(key)) stack[key] = j.at(key);
     p.config_json = stack.dump();
     p.spec = model_from_layer_stack(std::move(*st.value), p.name);
     p.params = count_parameters(p.spec);

@@ -32,19 +32,29 @@ bool Op::dropout() {
     return true;
 }
 
-// add: `self: grad, other: grad` keeps nothing; the operand named by "from" may be per channel ([C] or
-// [C, 1, 1] over [C, H, W]: a UNet's timestep embedding, `temb[:, :, None, None]`), its gradient then a
-// sum. concat along dim 0 (`cat`: only sizes).
+// add: `self: grad, other: grad` keeps nothing; the operand named by "from" may broadcast, its gradient then
+// a sum. Broadcasting is PyTorch's (trailing dimensions aligned, each equal or 1: [C, 1, 1] or [1, W] over
+// [C, H, W]), plus one convention of this format: a one-dimensional [C] over [C, ...] is per channel, the
+// `temb[:, :, None, None]` of a UNet's timestep embedding written without its reshape. The operand cannot
+// grow the result. concat along dim 0 (`cat`: only sizes).
+namespace {
+bool broadcasts_onto(const Shape& o, const Shape& to) {
+    if (o.empty() || o.size() > to.size()) return false;
+    if (o.size() == 1 && to.size() > 1 && o[0] == to[0]) return true;  // per channel, by the convention above
+    const std::size_t offset = to.size() - o.size();
+    for (std::size_t i = 0; i < o.size(); ++i)
+        if (o[i] != to[offset + i] && o[i] != 1) return false;
+    return true;
+}
+}  // namespace
+
 bool Op::merge(bool add) {
     out.shape = in.shape;
     for (const Shape& o : in.others) {
-        if (add && o != in.shape) {
-            bool per_channel = !o.empty() && o.size() <= in.shape.size();
-            for (std::size_t i = 0; per_channel && i < o.size(); ++i) per_channel = o[i] == in.shape[i] || (i > 0 && o[i] == 1);
-            if (!per_channel)
-                return fail("cannot add " + shape_text(o) + " to " + shape_text(in.shape) +
-                            " (the shapes must match, or the one named by \"from\" be per channel: [C] or [C, 1, 1])");
-        }
+        if (add && o != in.shape && !broadcasts_onto(o, in.shape))
+            return fail("cannot add " + shape_text(o) + " to " + shape_text(in.shape) +
+                        " (the shapes must match or broadcast as in PyTorch, trailing dimensions equal or 1, such as"
+                        " [C, 1, 1]; a one-dimensional [C] is taken per channel)");
         if (!add) {
             if (o.size() != in.shape.size() || o.empty() || !std::equal(o.begin() + 1, o.end(), in.shape.begin() + 1))
                 return fail("cannot concatenate " + shape_text(o) + " with " + shape_text(out.shape) + " along channels");

@@ -115,7 +115,7 @@ public:
     // Platform::read_checkpoint's reports: JSON of the reader's state (progress, then the sums or the error).
     void on_checkpoint(const std::string& report_json);
     // Platform::import_config's answer for the config `name`: import_to_json's object with "ok": true, or
-    // {"ok": false, "error": "..."}.
+    // {"ok": false, "errors": [{"field", "message"}]} (the core's import_answer).
     void on_imported(const std::string& name, const std::string& result_json);
 
     // Recompute if needed, then draw one frame of the UI (inside an ImGui frame).

@@ -33,7 +33,7 @@ public:
     // Import another tool's config (a `vllm serve` line, a DeepSpeed JSON, a LLaMA-Factory YAML, ...) where
     // the UI was built without the importer (the page: it loads the importer as a separate module on this
     // call). Returns false when the platform cannot; otherwise the answer (import_to_json's object with
-    // "ok", or {"ok": false, "error"}) arrives later through App::on_imported.
+    // "ok", or {"ok": false, "errors": [...]}: the core's import_answer) arrives later through App::on_imported.
     virtual bool import_config(const std::string& name, const std::string& text) {
         (void)name, (void)text;
         return false;
