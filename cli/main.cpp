@@ -352,6 +352,17 @@ int cmd_validate(const std::vector<std::string>& args, bool as_json, bool as_mar
     return kOk;
 }
 
+// Reference-entry fields for the workload groups of `validate --markdown` (a scenario without a workload
+// key is a training one, as scenario_from_json reads it).
+// A reading right after the model was built ("measured": {"stage": "load"}) is its own group, "load".
+std::string workload_of(const json& e) {
+    if (!e.contains("scenario") || !e["scenario"].is_object()) return "";
+    if (e.contains("measured") && e["measured"].is_object() && e["measured"].contains("stage") && e["measured"]["stage"] == "load")
+        return "load";
+    const json& s = e["scenario"];
+    return s.contains("workload") && s["workload"].is_string() ? s["workload"].get<std::string>() : "train";
+}
+
 // One line that says what a reference entry's scenario runs: "llama-3.1-8b lora, rtx-4090, mb 2 x 2048".
 std::string scenario_summary(const json& e) {
     if (!e.contains("scenario") || !e["scenario"].is_object()) return "";
@@ -378,6 +389,8 @@ std::string scenario_summary(const json& e) {
     if (infer) {
         if (!text("batch").empty()) o += ", batch " + text("batch");
         if (!text("prompt_len").empty()) o += ", " + text("prompt_len") + "+" + (text("gen_len").empty() ? "0" : text("gen_len"));
+    } else if (workload_of(e) == "load") {
+        o += ", after the model is built";
     } else {
         if (!text("micro_batch").empty()) o += ", mb " + text("micro_batch");
         if (!text("seq_len").empty()) o += " x " + text("seq_len");
@@ -385,13 +398,6 @@ std::string scenario_summary(const json& e) {
     return o;
 }
 
-// Reference-entry fields for the workload groups of `validate --markdown` (a scenario without a workload
-// key is a training one, as scenario_from_json reads it).
-std::string workload_of(const json& e) {
-    if (!e.contains("scenario") || !e["scenario"].is_object()) return "";
-    const json& s = e["scenario"];
-    return s.contains("workload") && s["workload"].is_string() ? s["workload"].get<std::string>() : "train";
-}
 long long gpus_of(const json& e) {
     const json& s = e["scenario"];
     return s.contains("num_gpus") && s["num_gpus"].is_number_integer() ? s["num_gpus"].get<long long>() : 1;
@@ -475,6 +481,8 @@ int cmd_validate_markdown(std::vector<std::string> paths) {
             {"training, confidence high or medium, several GPUs",
              [](const json& e) { return workload_of(e) == "train" && trusted(e) && gpus_of(e) > 1; }},
             {"inference, every confidence", [](const json& e) { return workload_of(e) == "infer"; }},
+            {"right after the model is built (weights and adapters), every confidence",
+             [](const json& e) { return workload_of(e) == "load"; }},
         };
         for (const auto& g : kGroups) {
             std::vector<vc::EntryResult> sel;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_data.hpp"
+#include "vramcalc/estimate.hpp"
 #include "vramcalc/validate.hpp"
 
 using namespace vramcalc;
@@ -45,6 +46,30 @@ TEST_CASE("validate: measured runs produce the summary the CLI prints") {
     for (const char* k : {"count", "median_abs_pct_error", "p90_abs_pct_error", "max_abs_pct_error", "params_exact",
                           "params_total", "oom_correct", "oom_total", "formulas_matched", "formulas_total", "entries"})
         CHECK(j.contains(k));
+}
+
+TEST_CASE("validate: a reading right after the model is built compares the weights and adapters") {
+    using nlohmann::json;
+    const json scenario = {{"model", "llama-3.2-3b"}, {"framework", "torchtune"}, {"method", "lora"}, {"precision", "bf16"},
+                           {"lora", {{"rank", 64}, {"targets", "all-linear"}}}, {"gpu", "a100-80gb"}};
+    const Bill b = estimate(test::scenario(scenario));
+    const double loaded = static_cast<double>(b.component("weights") + b.component("lora"));
+    REQUIRE(b.component("lora") > 0);
+    REQUIRE(b.component("optimizer") > 0);  // the run's optimizer states exist at its peak, not at load
+    auto run = [&](const char* metric, const char* stage) {
+        const json ref = json::array({{{"id", "x"}, {"source", "s"}, {"scenario", scenario},
+                                       {"measured", {{"bytes", 1e9}, {"metric", metric}, {"stage", stage}}}}});
+        auto r = validate_reference(ref, test::catalog());
+        REQUIRE(r.ok());
+        return r->entries.front();
+    };
+    CHECK(run("allocated", "load").estimated == Approx(loaded));
+    CHECK(run("reserved", "load").estimated == Approx(loaded));
+    CHECK(run("device", "load").estimated == Approx(loaded + static_cast<double>(b.component("cuda_context"))));
+    CHECK(run("allocated", "peak").estimated == Approx(static_cast<double>(b.peak_allocated_bytes)));
+    const auto bad = run("allocated", "warmup");
+    CHECK(bad.status == "error");
+    CHECK_THAT(bad.message, Catch::Contains("measured.stage \"warmup\" unknown (allowed: peak, load)"));
 }
 
 TEST_CASE("validate: malformed reference files are errors") {
