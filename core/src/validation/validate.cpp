@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -95,6 +96,19 @@ EntryResult run_throughput(const json& m, const Bill& b, const Scenario& s, Entr
     return r;
 }
 
+// One measured figure against its estimate, or (no estimate) an error naming the metrics `allowed`.
+EntryResult compared(EntryResult r, std::optional<double> estimate, const std::string& allowed) {
+    if (!estimate) {
+        r.status = "error";
+        r.message = "measured.metric \"" + r.metric + "\" unknown " + allowed;
+        return r;
+    }
+    r.estimated = *estimate;
+    r.abs_pct_error = r.expected > 0 ? std::fabs(r.estimated - r.expected) / r.expected * 100.0 : 0.0;
+    r.status = "ok";
+    return r;
+}
+
 // A reading taken right after the training job built its model ("stage": "load"), before the optimizer or
 // any step: the bill's weights in the method's format plus the adapters (its `weights` and `lora` lines;
 // master copies and optimizer states come with the optimizer). The allocator reserves what it allocated
@@ -104,15 +118,9 @@ EntryResult run_throughput(const json& m, const Bill& b, const Scenario& s, Entr
 EntryResult compare_load(const Bill& b, double gpus, EntryResult r) {
     double est = static_cast<double>(b.component("weights") + b.component("lora"));
     if (r.metric == "device") est += static_cast<double>(b.component("cuda_context"));
-    else if (r.metric != "allocated" && r.metric != "active" && r.metric != "reserved") {
-        r.status = "error";
-        r.message = "measured.metric \"" + r.metric + "\" with stage \"load\" (allowed: allocated, active, reserved, device)";
-        return r;
-    }
-    r.estimated = est * gpus;
-    r.abs_pct_error = r.expected > 0 ? std::fabs(r.estimated - r.expected) / r.expected * 100.0 : 0.0;
-    r.status = "ok";
-    return r;
+    else if (r.metric != "allocated" && r.metric != "active" && r.metric != "reserved")
+        return compared(std::move(r), std::nullopt, "for stage \"load\" (allowed: allocated, active, reserved, device)");
+    return compared(std::move(r), est * gpus, "");
 }
 
 EntryResult run_measured(const json& e, const std::string& id, const Catalog& cat) {
@@ -159,15 +167,9 @@ EntryResult run_measured(const json& e, const std::string& id, const Catalog& ca
     // Serving-engine log figures (vLLM's startup log): its KV-cache block pool and its weights per GPU.
     else if (r.metric == "kv_pool") est = b.kv_pool_bytes ? static_cast<double>(*b.kv_pool_bytes) : 0.0;
     else if (r.metric == "weights") est = static_cast<double>(b.component("weights"));
-    else if (r.metric != "allocated" && r.metric != "active") {
-        r.status = "error";
-        r.message = "measured.metric \"" + r.metric + "\" unknown (allowed: allocated, active, reserved, device, kv_pool, weights)";
-        return r;
-    }
-    r.estimated = est * gpus;
-    r.abs_pct_error = r.expected > 0 ? std::fabs(r.estimated - r.expected) / r.expected * 100.0 : 0.0;
-    r.status = "ok";
-    return r;
+    else if (r.metric != "allocated" && r.metric != "active")
+        return compared(std::move(r), std::nullopt, "(allowed: allocated, active, reserved, device, kv_pool, weights)");
+    return compared(std::move(r), est * gpus, "");
 }
 
 // Formula cases we can reproduce today: KV-cache bytes per token (GQA and MLA latent).
