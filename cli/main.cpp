@@ -357,8 +357,7 @@ int cmd_validate(const std::vector<std::string>& args, bool as_json, bool as_mar
 // A reading right after the model was built ("measured": {"stage": "load"}) is its own group, "load".
 std::string workload_of(const json& e) {
     if (!e.contains("scenario") || !e["scenario"].is_object()) return "";
-    if (e.contains("measured") && e["measured"].is_object() && e["measured"].contains("stage") && e["measured"]["stage"] == "load")
-        return "load";
+    if (vc::measured_stage(e) == "load") return "load";
     const json& s = e["scenario"];
     return s.contains("workload") && s["workload"].is_string() ? s["workload"].get<std::string>() : "train";
 }

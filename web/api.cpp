@@ -49,12 +49,6 @@ json failure(const std::string& field, const std::string& message) {
     return {{"ok", false}, {"errors", json::array({{{"field", field}, {"message", message}}})}};
 }
 
-json problems(const vramcalc::Problems& errors) {
-    json list = json::array();
-    for (const auto& p : errors) list.push_back({{"field", p.field}, {"message", p.message}});
-    return list;
-}
-
 // The text JS handed in, checked against the one size limit (api_post.js checks it first too).
 std::optional<std::string_view> input(const char* text, int length, json& out) {
     if (length < 0 || (length > 0 && !text)) {
@@ -75,7 +69,7 @@ std::optional<vramcalc::Scenario> scenario(std::string_view text, json& out, std
     const auto& cat = vramcalc::builtin_catalog();
     auto sc = vramcalc::scenario_from_text(text, *cat);
     if (!sc.ok()) {
-        out = {{"ok", false}, {"errors", problems(sc.errors)}};
+        out = {{"ok", false}, {"errors", vramcalc::problems_to_json(sc.errors)}};
         return std::nullopt;
     }
     if (warnings) *warnings = sc.warnings;

@@ -269,8 +269,7 @@
     readCheckpoint: function (base, file, ifMissing) {
       function report(json) { call('vramcalc_on_checkpoint', ['string'], [json]); }
       loadModule('vramcalc-checkpoint.js', 'vramcalcCheckpoint').then(function (m) {
-        function str(t) { return toModule(m, t); }
-        var f = str(file), g = str(ifMissing);
+        var f = toModule(m, file), g = toModule(m, ifMissing);
         m._ckpt_open(f, g);
         m._free(f);
         m._free(g);
@@ -278,7 +277,7 @@
           var json = m.UTF8ToString(m._ckpt_state()), q = JSON.parse(json), range = q.last >= 0, ctl = new AbortController();
           report(json);
           if (!q.busy) return;
-          function fail(why) { var p = str(why); m._ckpt_fail(p); m._free(p); step(); }
+          function fail(why) { var p = toModule(m, why); m._ckpt_fail(p); m._free(p); step(); }
           fetch(base + q.file, {credentials: 'omit', signal: ctl.signal, headers: range ? {Range: 'bytes=' + q.first + '-' + q.last} : {}}).then(function (r) {
             if (range && r.status === 200) {
               ctl.abort();

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vramcalc/diagnostics.hpp"
+
 namespace vramcalc {
 
 inline constexpr int kMaxJsonDepth = 256;  // real config.json files nest 3-4 levels
@@ -25,5 +27,8 @@ int json_nesting_depth(std::string_view text);
 // text over kMaxInputBytes, nesting over kMaxJsonDepth and an object with the same key twice (nlohmann
 // keeps the last silently; the URL decoder already refuses duplicates).
 std::optional<nlohmann::json> parse_json_text(std::string_view text, std::string& why);
+
+// Problems as the JSON every front end answers with: [{"field", "message"}, ...].
+nlohmann::json problems_to_json(const Problems& problems);
 
 }  // namespace vramcalc

@@ -37,6 +37,10 @@ struct ValidationReport {
 // `reference` is a JSON array of entries (or an object holding one under "entries"/"runs"/"cases").
 Result<ValidationReport> validate_reference(const nlohmann::json& reference, const Catalog& catalog);
 
+// A measured entry's stage (`measured.stage`): "peak" when absent (the run's peak), "load" for a reading
+// right after the model was built, or another name, which validate_reference reports as an error.
+std::string measured_stage(const nlohmann::json& entry);
+
 // The summary figures (counts, median, p90, max) of a set of entry results: validate_reference's report,
 // or the same for any subset of its entries (by source, by workload) without estimating them again.
 ValidationReport summarize(std::vector<EntryResult> entries);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "source.hpp"
+#include "vramcalc/json_text.hpp"
 
 namespace vramcalc::imports {
 
@@ -195,9 +196,7 @@ nlohmann::json import_answer(const Result<Imported>& r) {
         j["ok"] = true;
         return j;
     }
-    nlohmann::json errors = nlohmann::json::array();
-    for (const auto& p : r.errors) errors.push_back({{"field", p.field}, {"message", p.message}});
-    return {{"ok", false}, {"errors", std::move(errors)}};
+    return {{"ok", false}, {"errors", problems_to_json(r.errors)}};
 }
 
 }  // namespace vramcalc

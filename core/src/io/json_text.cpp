@@ -108,4 +108,10 @@ std::optional<nlohmann::json> parse_json_text(std::string_view text, std::string
     }
 }
 
+nlohmann::json problems_to_json(const Problems& problems) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& p : problems) list.push_back({{"field", p.field}, {"message", p.message}});
+    return list;
+}
+
 }  // namespace vramcalc

@@ -96,6 +96,17 @@ EntryResult run_throughput(const json& m, const Bill& b, const Scenario& s, Entr
     return r;
 }
 
+}  // namespace
+
+std::string measured_stage(const json& entry) {
+    const auto m = entry.find("measured");
+    if (m == entry.end() || !m->is_object()) return "peak";
+    const auto st = m->find("stage");
+    return st != m->end() && st->is_string() ? st->get<std::string>() : "peak";
+}
+
+namespace {
+
 // One measured figure against its estimate, or (no estimate) an error naming the metrics `allowed`.
 EntryResult compared(EntryResult r, std::optional<double> estimate, const std::string& allowed) {
     if (!estimate) {
@@ -154,7 +165,7 @@ EntryResult run_measured(const json& e, const std::string& id, const Catalog& ca
     }
     r.metric = m.value("metric", "allocated");
     r.expected = m["bytes"].get<double>();
-    const std::string stage = m.contains("stage") && m["stage"].is_string() ? m["stage"].get<std::string>() : "peak";
+    const std::string stage = measured_stage(e);
     if (stage == "load") return compare_load(b, gpus, r);
     if (stage != "peak") {
         r.status = "error";
