@@ -176,6 +176,11 @@ TEST_CASE("checkpoint: absurd shapes are refused, never overflow") {
     auto huge = vramcalc::read_checkpoint_header(gguf({{{"t", "", {256, std::int64_t{1} << 40, 1 << 20}, 0}, 12}}));
     REQUIRE_FALSE(huge.ok());
     CHECK(huge.error_text().find("more than 2^50 elements") != std::string::npos);
+    // A zero dimension makes the tensor empty, whatever the others claim (fuzz target `checkpoint`,
+    // tests/fuzz/regressions/checkpoint/gguf-zero-dimension: 2^100 rows overflowed an int64).
+    auto empty = vramcalc::read_checkpoint_header(gguf({{{"t", "", {0, std::int64_t{1} << 50, std::int64_t{1} << 50}, 0}, 0}}));
+    REQUIRE(empty.ok());
+    CHECK(empty->total_bytes == 0);
     auto st = vramcalc::read_checkpoint_header(safetensors({{"w", "BF16", {std::int64_t{1} << 30, std::int64_t{1} << 30}, 2}}));
     REQUIRE_FALSE(st.ok());
     CHECK(st.error_text().find("checkpoint.w.shape") != std::string::npos);

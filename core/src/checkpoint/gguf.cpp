@@ -147,8 +147,10 @@ Parsed parse(std::string_view bytes) {
             return p;
         }
         t.dtype = name;
-        double rows = 1;
-        for (std::size_t d = 1; d < t.shape.size(); ++d) rows *= static_cast<double>(t.shape[d]);
+        // Rows from the other dimensions; an empty tensor (a zero anywhere) has none, however large the
+        // others claim to be (a fuzzed [0, 2^50, 2^50] made 2^100 rows and an int64 overflow).
+        double rows = elements > 0 ? 1 : 0;
+        for (std::size_t d = 1; d < t.shape.size() && rows > 0; ++d) rows *= static_cast<double>(t.shape[d]);
         if (t.shape[0] % g->block_weights != 0) {
             p.error = "tensor " + t.name + ": ne[0] = " + std::to_string(t.shape[0]) + " is not a multiple of " + name + "'s block of " +
                       std::to_string(g->block_weights);
