@@ -125,6 +125,7 @@ std::string render_params(const std::string& name, const ModelSpec& m, const Par
     row("norms", p.norms);
     row("lm_head", p.lm_head);
     if (p.vision > 0) row("vision", p.vision);
+    if (p.mamba > 0) row("mamba", p.mamba);
     if (m.stack) {  // a model given by its layers: its own per-sample figures (layer_stack.cpp)
         const LayerStack& st = *m.stack;
         o += line("  layer stack: %zu layers, input %s -> output %s, %s trainable, %s buffers\n", st.layers.size(),

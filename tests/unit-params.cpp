@@ -55,7 +55,7 @@ TEST_CASE("params: breakdown sums to the total and MoE active is top-k of the ex
     for (const auto& p : test::catalog().models()) {
         INFO(p.id);
         const auto& b = p.params;
-        CHECK(b.embeddings + b.attention + b.mlp + b.experts + b.router + b.norms + b.lm_head + b.vision == b.total);
+        CHECK(b.embeddings + b.attention + b.mlp + b.experts + b.router + b.norms + b.lm_head + b.vision + b.mamba == b.total);
         CHECK(b.active <= b.total);
         if (p.spec.moe.experts == 0) CHECK(b.active == b.total);
     }

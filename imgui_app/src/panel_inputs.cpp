@@ -71,6 +71,7 @@ void model_breakdown(const AppState& st) {
         breakdown_row("norms", p.norms, p.total);
         breakdown_row("LM head", p.lm_head, p.total);
         if (p.vision > 0) breakdown_row("vision tower", p.vision, p.total);
+        if (p.mamba > 0) breakdown_row("Mamba mixers", p.mamba, p.total);
         ImGui::EndTable();
     }
 }

@@ -20,7 +20,8 @@ struct LayerStack;  // layer_stack.hpp: a model given by its layers (CNNs, ViTs,
 // Where a parameter belongs in the breakdown the user sees.
 // `vision`: a multimodal model's vision tower and projector (the encoder a vLLM checkpoint loads beside the
 // language model; families_vision.cpp).
-enum class ParamCategory { embeddings, attention, mlp, experts, router, norms, lm_head, vision };
+// `mamba`: a hybrid model's Mamba-2 mixers (in_proj, conv1d, A/D/dt, gated norm, out_proj).
+enum class ParamCategory { embeddings, attention, mlp, experts, router, norms, lm_head, vision, mamba };
 const char* to_string(ParamCategory c);
 
 // What a tensor does in the network, whatever its module is called: the estimator reads roles, never
@@ -31,9 +32,11 @@ const char* to_string(ParamCategory c);
 //    (Phi-3's gate_up_proj), down writes back to the residual stream. A plain MLP's fc1 is `up`, fc2 `down`;
 //  - router (MoE gate and its score bias), embed (token, position, type embeddings, projections around
 //    them), norm, lm_head, pooler (BERT's pooler dense).
-//  - vision: every tensor of a vision tower / projector (never read as a decoder layer's linears).
+//  - vision: every tensor of a vision tower / projector (never read as a decoder layer's linears);
+//  - ssm_in / ssm_out: a Mamba-2 mixer's input projection (with its conv1d and per-head vectors) and its
+//    output projection.
 enum class Role { embed, q, k, v, qkv, o, q_a, q_b, kv_a, kv_b, gate, up, gate_up, down, router, norm, lm_head, pooler,
-                  vision };
+                  vision, ssm_in, ssm_out };
 const char* to_string(Role r);
 
 // A set of `count` identical parameter tensors (one per layer, per expert, ...).
@@ -48,6 +51,9 @@ struct ParamGroup {
     bool is_linear = false; // an nn.Linear (LoRA / quantisation candidates)
     bool routed_expert = false;  // belongs to a routed MoE expert (inactive unless selected)
     int layer_stack = 0;    // 0: decoder (or only) stack, 1: encoder stack of encoder-decoders
+    // The family's published fp8 checkpoints keep this tensor in 16 bits (the family description names the
+    // checkpoint whose exclusion list says so).
+    bool fp8_keeps_16bit = false;
 
     i64 numel_each() const { return rows * cols + (bias ? rows : 0); }
 };
@@ -90,6 +96,22 @@ struct MlaSpec {                  // DeepSeek-V2/V3 multi-head latent attention
     i64 v_head_dim = 0;
 };
 
+// A hybrid model with one mixer per block (Nemotron-H's hybrid_override_pattern): which blocks attend,
+// and the Mamba-2 mixer's sizes, from which its recurrent state per sequence follows.
+struct HybridSpec {
+    std::string pattern;            // per block: 'M' Mamba-2, '*' attention, 'E' MoE, '-' MLP; empty: not hybrid
+    i64 ssm_heads = 0;              // mamba_num_heads
+    i64 ssm_head_dim = 0;           // mamba_head_dim
+    i64 ssm_state = 0;              // ssm_state_size
+    i64 ssm_groups = 0;             // n_groups (B and C are shared by the heads of a group)
+    i64 conv_kernel = 0;            // conv_kernel
+    double ssm_state_bytes = 0;     // mamba_ssm_cache_dtype's element size (0: the model dtype)
+
+    i64 blocks(char kind) const;
+    i64 inner() const { return ssm_heads * ssm_head_dim; }
+    i64 conv_dim() const { return inner() + 2 * ssm_groups * ssm_state; }
+};
+
 struct ModelSpec {
     std::string name;        // display name (preset name or "config.json")
     std::string model_type;  // as in config.json
@@ -115,6 +137,7 @@ struct ModelSpec {
     i64 sliding_window = 0;  // 0: none
     MoeSpec moe;
     MlaSpec mla;
+    HybridSpec hybrid;
     FamilyTraits traits;
 
     // Models given only as a parameter count (e.g. "the ZeRO paper's 7.5B model"): no shapes.
@@ -141,13 +164,19 @@ struct ParamBreakdown {
     i64 norms = 0;
     i64 lm_head = 0;         // 0 when tied to the input embedding
     i64 vision = 0;          // vision tower and projector of a multimodal checkpoint
+    i64 mamba = 0;           // Mamba-2 mixers of a hybrid model
     i64 linear = 0;          // parameters in nn.Linear weights and biases (quantisable by bnb/GPTQ)
     bool overflow = false;   // a count did not fit in 64 bits (absurd input)
 };
 
 ParamBreakdown count_parameters(const ModelSpec& m);
 
-// KV-cache bytes per token for one sequence (all layers): 2 x layers x kv_heads x head_dim x bytes, or
+// Whether decoder layer i has attention (and so a KV cache): every layer, except in a hybrid model.
+bool layer_attends(const ModelSpec& m, i64 i);
+// Layers with attention (m.layers unless the model is hybrid).
+i64 attention_layers(const ModelSpec& m);
+
+// KV-cache bytes per token for one sequence (all attention layers): 2 x layers x kv_heads x head_dim x bytes, or
 // the MLA latent (kv_lora_rank + qk_rope_head_dim) x layers x bytes for engines that store it.
 double kv_bytes_per_token(const ModelSpec& m, double element_bytes, bool mla_latent);
 

@@ -160,6 +160,8 @@ std::string gguf_role(const ModelSpec& m, const ParamGroup& g) {
         case Role::down: return "ffn_down";
         case Role::gate: case Role::up: case Role::gate_up: case Role::pooler: return "ffn_up";
         case Role::q_a: case Role::q_b: case Role::kv_a: case Role::norm: case Role::vision: return "other";
+        case Role::ssm_in: return "ssm_in";
+        case Role::ssm_out: return "ssm_out";
     }
     return "other";
 }
@@ -213,8 +215,10 @@ struct TensorCoster {
         // Vision towers stay 16-bit in quantised checkpoints (vLLM builds Llama 4's vision_model and projector
         // with quant_config=None, vllm/model_executor/models/mllama4.py; FP8 checkpoints list the tower as ignored).
         const bool head = g.category == ParamCategory::lm_head;
+        // A family whose published fp8 checkpoints leave some linears in 16 bits marks them (fp8_keeps_16bit).
+        const bool fp8 = f == "fp8" || f == "fp8-channel" || f == "fp8-block";
         const bool quantised = g.is_linear && (!head || head_quantized) && g.category != ParamCategory::router &&
-                               g.category != ParamCategory::vision;
+                               g.category != ParamCategory::vision && !(fp8 && g.fp8_keeps_16bit);
         if (!quantised) return static_cast<double>(g.numel_each()) * other;
         w.quantized_params += n * k;
         double& largest = head ? w.quantized_head : w.largest_layer_linear;

@@ -27,6 +27,13 @@ double layer_forward_bytes(const Scenario& s, double T, double prompt, double c,
         // Eager attention: scores, their fp32 softmax and the cast back (modeling_llama eager_attention_forward).
         attn += (T / std::max(1.0, prompt)) * static_cast<double>(m.heads) * prompt * prompt * (c + 4 + c);
     }
+    // A hybrid model's Mamba-2 mixer (MambaMixer2 / NemotronHMamba2Mixer forward): in_proj's output (gate,
+    // conv input, dt), the conv output and the scan's output y, each T tokens wide.
+    const HybridSpec& y = m.hybrid;
+    if (y.blocks('M') > 0) {
+        const double in = static_cast<double>(y.inner() + y.conv_dim() + y.ssm_heads);
+        attn = std::max(attn, T * (in + static_cast<double>(y.conv_dim() + y.inner())) * c);
+    }
     return 2 * T * h * c + std::max(mlp, attn) / tp;
 }
 

@@ -8,7 +8,7 @@
 namespace vramcalc {
 
 double kv_bytes_per_token(const ModelSpec& m, double element_bytes, bool mla_latent) {
-    const auto L = static_cast<double>(m.layers);
+    const auto L = static_cast<double>(attention_layers(m));
     if (m.attention == AttentionKind::mla && mla_latent)
         return static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * L * element_bytes;
     if (m.attention == AttentionKind::mla)
@@ -48,7 +48,7 @@ bool layer_slides(const ModelSpec& m, i64 i) {
 double kv_layer_token_bytes(const Scenario& s, double eb) {
     const ModelSpec& m = s.model;
     const Split p = split_of(s);
-    const double L = static_cast<double>(std::max<i64>(1, m.layers));
+    const double L = static_cast<double>(std::max<i64>(1, attention_layers(m)));
     if (m.attention == AttentionKind::mla) {
         if (mla_latent(s)) return kv_bytes_per_token(m, eb, true) / L;  // latent: replicated across TP ranks
         const double heads = std::ceil(static_cast<double>(m.heads) / static_cast<double>(p.tp));
@@ -70,12 +70,33 @@ double kv_element_bytes(const Scenario& s) {
     return 2;
 }
 
+double mamba_state_bytes_per_layer(const Scenario& s) {
+    const HybridSpec& y = s.model.hybrid;
+    if (y.pattern.empty() || y.ssm_heads <= 0) return 0;
+    const double tp = static_cast<double>(split_of(s).tp), c = compute_bytes(s);
+    const bool vllm = s.framework == Framework::vllm;
+    const double window = static_cast<double>(vllm ? y.conv_kernel - 1 : y.conv_kernel);
+    const double ssm_b = vllm && y.ssm_state_bytes > 0 ? y.ssm_state_bytes : c;
+    const double conv = window * static_cast<double>(y.conv_dim()) / tp * c;
+    const double ssm = std::ceil(static_cast<double>(y.ssm_heads) / tp) * static_cast<double>(y.ssm_head_dim * y.ssm_state) * ssm_b;
+    return conv + ssm;
+}
+
+double recurrent_state_bytes(const Scenario& s) {
+    const std::string& p = s.model.hybrid.pattern;
+    const i64 layers = std::min<i64>(layers_per_stage(s), static_cast<i64>(p.size()));
+    i64 mamba = 0;
+    for (i64 i = 0; i < layers; ++i) mamba += p[static_cast<std::size_t>(i)] == 'M' ? 1 : 0;
+    return static_cast<double>(mamba) * mamba_state_bytes_per_layer(s);
+}
+
 double kv_bytes_for_tokens(const Scenario& s, double tokens) {
     const double per_token_layer = kv_layer_token_bytes(s, kv_element_bytes(s));
     const bool trims = engine_trims_window(s);
     const i64 layers = layers_per_stage(s);
     double t = 0;
     for (i64 i = 0; i < layers; ++i) {
+        if (!layer_attends(s.model, i)) continue;  // a hybrid model's Mamba / MLP blocks keep no KV
         const double n = layer_slides(s.model, i) && trims ? std::min(tokens, static_cast<double>(s.model.sliding_window)) : tokens;
         t += per_token_layer * n;
     }

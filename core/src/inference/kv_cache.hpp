@@ -16,6 +16,14 @@ double kv_layer_token_bytes(const Scenario& s, double element_bytes);
 // stop at their window where the engine exploits it).
 double kv_bytes_for_tokens(const Scenario& s, double tokens);
 
+// A hybrid model's recurrent state for one sequence on one GPU, summed over the Mamba blocks of its stage: the
+// conv state (conv_dim x kernel window, model dtype) and the SSM state (heads x head_dim x state). vLLM keeps
+// kernel - 1 columns and the SSM state in mamba_ssm_cache_dtype (MambaStateShapeCalculator.mamba2_state_shape,
+// MambaStateDtypeCalculator); transformers' HybridMambaAttentionDynamicCache keeps kernel columns, both in the
+// model dtype. 0 for a model without Mamba blocks.
+double mamba_state_bytes_per_layer(const Scenario& s);
+double recurrent_state_bytes(const Scenario& s);
+
 // Whether decoder layer i slides (keeps a window) and whether the engine trims those layers' cache.
 bool layer_slides(const ModelSpec& m, i64 i);
 bool engine_trims_window(const Scenario& s);

@@ -71,7 +71,9 @@ void torch_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     double cache_len = len;
     if (s.framework == Framework::torchtune)
         cache_len = static_cast<double>(s.max_model_len > 0 ? s.max_model_len : std::max<i64>(m.max_positions, s.prompt_len + s.gen_len));
-    auto kv_tokens = [&](double t) { return kv_bytes_for_tokens(s, t) * batch; };
+    // A hybrid model adds its Mamba blocks' recurrent state per sequence, whatever the length.
+    const double state = recurrent_state_bytes(s) * batch;
+    auto kv_tokens = [&](double t) { return kv_bytes_for_tokens(s, t) * batch + state; };
     const double kv_end = kv_tokens(cache_len);
     const double kv_prefill = stat ? kv_end : kv_tokens(P);
 
@@ -103,7 +105,8 @@ void torch_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     const bool prefill_peak = prefill > decode;
     add_line(b, "kv_cache", prefill_peak ? kv_prefill : kv_end,
         whole(kv_layer_token_bytes(s, kv_element_bytes(s)) * static_cast<double>(Lp)) + " B/token x " + whole(prefill_peak && !stat ? P : cache_len) +
-            " tokens x " + std::to_string(s.batch) + (stat ? " (static cache)" : " (cache grows with the sequence)"));
+            " tokens x " + std::to_string(s.batch) + (stat ? " (static cache)" : " (cache grows with the sequence)") +
+            (state > 0 ? " + Mamba conv and SSM state " + gib(state) : ""));
     add_line(b, "activations", (prefill_peak ? prefill_act : decode_act) + mask,
         prefill_peak ? "prefill of " + whole(batch * P) + " tokens, one layer at a time (MLP intermediates)"
                      : "one decode step + the cache concatenation");

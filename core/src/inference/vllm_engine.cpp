@@ -15,6 +15,12 @@ namespace vramcalc::detail {
 // ---- vLLM ----
 namespace {
 
+struct HybridPool {
+    double block = 0;             // attention block (tokens), aligned to the Mamba page
+    double tokens = 0;            // "GPU KV cache size: N tokens"
+    std::int64_t sequences = 0;   // sequences of the given length the pool holds
+};
+
 // The tensors vLLM keeps whole on every tensor-parallel rank: norms (RMSNorm weights are not sharded),
 // MoE router gates (ReplicatedLinear in deepseek_v2.py / qwen3_moe.py / llama4.py) and MLA's down
 // projections q_a_proj and kv_a_proj_with_mqa (ReplicatedLinear in deepseek_v2.py). Everything else is a
@@ -75,10 +81,38 @@ double vllm_weight_bytes(const Scenario& s, const WeightBytes& w, double c, std:
 double moe_workspace_bytes(const Scenario& s, double tokens, double c, double tp) {
     const ModelSpec& m = s.model;
     if (m.moe.experts <= 0 || m.moe.top_k <= 0) return 0;
-    const double K = static_cast<double>(m.hidden), N = 2.0 * static_cast<double>(m.moe.expert_intermediate) / tp;
+    // N: the first GEMM's width, gate and up (2 I) for gated experts, up alone (I) for ReLU^2 ones (Nemotron-H).
+    const double gates = m.mlp == MlpKind::gated ? 2.0 : 1.0;
+    const double K = static_cast<double>(m.hidden), N = gates * static_cast<double>(m.moe.expert_intermediate) / tp;
     double rows = tokens * static_cast<double>(m.moe.top_k);
     if (s.weights == "fp8-block") rows = std::ceil((rows + static_cast<double>(m.moe.experts) * 127.0) / 128.0) * 128.0;
     return rows * (std::max(N, K) + std::max(N / 2.0, K)) * c;
+}
+
+// vLLM v1's KV pool for a hybrid attention + Mamba model (HybridAttentionMambaModelConfig in
+// vllm/model_executor/models/config.py; _get_kv_cache_groups_uniform_page_size and get_num_blocks in
+// vllm/v1/core/kv_cache_utils.py): every layer's page has one size, so the attention block grows to the
+// Mamba state's page (block = 16 x ceil(mamba page / (16 x attention bytes per token)); the Mamba page is
+// padded to block x attention bytes). Layers form groups of g = the smaller layer count (the larger when it is
+// under 1.5 x the smaller); the pool is g tensors of num_blocks pages, and a sequence takes ceil(len / block)
+// blocks in each attention group and one block in each Mamba group (no prefix caching). The tokens vLLM
+// reports are num_blocks // groups x block.
+HybridPool hybrid_pool(const Scenario& s, double pool, double attn_token_bytes, double len) {
+    HybridPool h;
+    const ModelSpec& m = s.model;
+    const double nA = static_cast<double>(attention_layers(m)), nM = static_cast<double>(m.hybrid.blocks('M'));
+    const double mamba_page = mamba_state_bytes_per_layer(s);
+    if (attn_token_bytes <= 0 || nA <= 0) return h;
+    h.block = nM > 0 ? 16.0 * std::ceil(mamba_page / (16.0 * attn_token_bytes)) : static_cast<double>(s.block_size);
+    const double page = h.block * attn_token_bytes;
+    double g = nM > 0 ? std::min(nA, nM) : nA;
+    if (nM > 0 && std::max(nA, nM) < 1.5 * g) g = std::max(nA, nM);
+    const double groups_a = std::ceil(nA / g), groups_m = nM > 0 ? std::ceil(nM / g) : 0.0;
+    const double blocks = std::floor(pool / (g * page));
+    h.tokens = std::floor(blocks / (groups_a + groups_m)) * std::min(h.block, s.max_model_len > 0 ? static_cast<double>(s.max_model_len) : h.block);
+    const double per_seq = groups_a * std::ceil(len / h.block) + groups_m;
+    h.sequences = per_seq > 0 ? static_cast<std::int64_t>(std::floor(blocks / per_seq)) : 0;
+    return h;
 }
 
 }  // namespace
@@ -127,6 +161,7 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     auto seq_bytes = [&](double len) {
         double t = 0;
         for (i64 i = 0; i < Lp; ++i) {
+            if (!layer_attends(m, i)) continue;
             const double tokens = layer_slides(m, i) ? std::min(len, static_cast<double>(m.sliding_window) + block) : len;
             t += std::ceil(tokens / block) * block * per_token_layer;
         }
@@ -134,11 +169,21 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     };
     const double len = static_cast<double>(s.prompt_len + s.gen_len);
     const double one = seq_bytes(len);
-    const std::int64_t seqs = one > 0 ? static_cast<std::int64_t>(std::floor(pool / one)) : 0;
-    const double kv_tokens = per_token_layer > 0 ? std::floor(pool / (per_token_layer * static_cast<double>(Lp) * block)) * block : 0;
+    std::int64_t seqs = one > 0 ? static_cast<std::int64_t>(std::floor(pool / one)) : 0;
+    double kv_tokens = per_token_layer > 0 ? std::floor(pool / (per_token_layer * static_cast<double>(Lp) * block)) * block : 0;
+    double shown_block = block;
+    bool refuses = s.max_model_len > 0 && seq_bytes(static_cast<double>(s.max_model_len)) > pool;
+    if (!m.hybrid.pattern.empty()) {
+        const HybridPool h = hybrid_pool(s, pool, per_token_layer, len);
+        seqs = h.sequences;
+        kv_tokens = h.tokens;
+        shown_block = h.block;
+        refuses = s.max_model_len > 0 && hybrid_pool(s, pool, per_token_layer, static_cast<double>(s.max_model_len)).sequences < 1;
+    }
     add_line(b, "kv_cache", pool, "vLLM block pool: " + gib(budget) + " (gpu_memory_utilization " + whole(s.gpu_memory_utilization * 100) +
-                                 " %) - weights - activations - non-torch = " + whole(kv_tokens) + " tokens in " + whole(block) +
-                                 "-token blocks, " + std::to_string(seqs) + " sequences of " + whole(len) + " tokens");
+                                 " %) - weights - activations - non-torch = " + whole(kv_tokens) + " tokens in " + whole(shown_block) +
+                                 "-token blocks, " + std::to_string(seqs) + " sequences of " + whole(len) + " tokens" +
+                                 (m.hybrid.pattern.empty() ? "" : " (attention and Mamba state share the pool's pages)"));
     add_line(b, "cuda_graphs", graphs, "CUDA graphs captured after the pool (vLLM #7553: 2464 MiB per GPU)");
     add_line(b, "cuda_context", context.bytes, context.detail + "; vLLM counts it as non-torch memory");
     b.kv_pool_bytes = saturated_bytes(pool);
@@ -152,7 +197,7 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
         b.warnings.push_back("vLLM's KV pool (gpu_memory_utilization " + whole(s.gpu_memory_utilization * 100) + " %) holds " +
                              std::to_string(seqs) + " sequences of " + whole(len) + " tokens; batch " + std::to_string(s.batch) +
                              " needs " + std::to_string(need) + (pool <= 0 ? " (no room is left for a pool at all)" : ""));
-    if (s.max_model_len > 0 && seq_bytes(static_cast<double>(s.max_model_len)) > pool) {
+    if (refuses) {
         ok = false;
         b.warnings.push_back("vLLM refuses to start: one sequence of max_model_len " + std::to_string(s.max_model_len) +
                              " tokens needs more KV cache than the pool holds");

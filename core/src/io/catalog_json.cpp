@@ -35,7 +35,7 @@ json model_to_json(const ModelSpec& m, const std::vector<std::string>& warnings)
             {"active_parameters", p.active},
             {"breakdown",
              {{"embeddings", p.embeddings}, {"attention", p.attention}, {"mlp", p.mlp}, {"experts", p.experts},
-              {"router", p.router}, {"norms", p.norms}, {"lm_head", p.lm_head}, {"vision", p.vision}}},
+              {"router", p.router}, {"norms", p.norms}, {"lm_head", p.lm_head}, {"vision", p.vision}, {"mamba", p.mamba}}},
             {"layers", m.layers},
             {"hidden", m.hidden},
             {"heads", m.heads},

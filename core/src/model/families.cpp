@@ -56,7 +56,7 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
     // these classes override it to false).
     static const std::set<std::string> untied_by_default = {
         "llama", "mistral", "mixtral", "qwen", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "phi", "phi3",
-        "gpt_neox", "stablelm", "mt5", "deepseek_v2", "deepseek_v3", "baichuan", "qwen3_vl_moe", "llama4"};
+        "gpt_neox", "stablelm", "mt5", "deepseek_v2", "deepseek_v3", "baichuan", "qwen3_vl_moe", "llama4", "nemotron_h"};
     // A wrapper ties (or not) at its top level (Qwen3VLMoeConfig.tie_word_embeddings).
     m.tied_embeddings = root.boolean_or("tie_word_embeddings", !untied_by_default.count(layout));
 
@@ -93,6 +93,7 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
     else if (t == "opt") opt(m, r, inv);
     else if (t == "bert") bert(m, r, inv);
     else if (t == "t5" || t == "mt5") t5(m, r, inv);
+    else if (t == "nemotron_h") nemotron_h(m, r, inv);
     else {
         static const std::set<std::string> llama_family = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe",
                                                            "qwen3", "qwen3_moe", "gemma", "gemma2", "baichuan", "llama4"};

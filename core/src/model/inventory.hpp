@@ -89,6 +89,8 @@ void gpt2(ModelSpec& m, FieldReader& r, Inventory& inv);
 void opt(ModelSpec& m, FieldReader& r, Inventory& inv);
 void bert(ModelSpec& m, FieldReader& r, Inventory& inv);
 void t5(ModelSpec& m, FieldReader& r, Inventory& inv);
+// families_hybrid.cpp: one mixer per block (Nemotron-H's hybrid_override_pattern).
+void nemotron_h(ModelSpec& m, FieldReader& r, Inventory& inv);
 // families_vision.cpp: vision towers, read from the config's vision_config object.
 void qwen3_vl_vision(FieldReader& vision, Inventory& inv);
 void llama4_vision(FieldReader& vision, i64 text_hidden, Inventory& inv);

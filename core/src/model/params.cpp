@@ -15,6 +15,7 @@ const char* to_string(ParamCategory c) {
         case ParamCategory::norms: return "norms";
         case ParamCategory::lm_head: return "lm_head";
         case ParamCategory::vision: return "vision";
+        case ParamCategory::mamba: return "mamba";
     }
     return "?";
 }
@@ -40,6 +41,8 @@ const char* to_string(Role r) {
         case Role::lm_head: return "lm_head";
         case Role::pooler: return "pooler";
         case Role::vision: return "vision";
+        case Role::ssm_in: return "ssm_in";
+        case Role::ssm_out: return "ssm_out";
     }
     return "?";
 }
@@ -51,7 +54,7 @@ ParamBreakdown count_parameters(const ModelSpec& m) {
         return p;
     }
     detail::Checked total, active, linear;
-    detail::Checked by_cat[8];
+    detail::Checked by_cat[9];
     for (const auto& g : m.params) {
         detail::Checked each = detail::Checked(g.rows) * g.cols + (g.bias ? g.rows : 0);
         detail::Checked n = each * g.count;
@@ -75,7 +78,21 @@ ParamBreakdown count_parameters(const ModelSpec& m) {
     p.norms = by_cat[5].value;
     p.lm_head = by_cat[6].value;
     p.vision = by_cat[7].value;
+    p.mamba = by_cat[8].value;
     return p;
 }
+
+i64 HybridSpec::blocks(char kind) const {
+    i64 n = 0;
+    for (char c : pattern) n += c == kind ? 1 : 0;
+    return n;
+}
+
+bool layer_attends(const ModelSpec& m, i64 i) {
+    if (m.hybrid.pattern.empty()) return true;
+    return i >= 0 && i < static_cast<i64>(m.hybrid.pattern.size()) && m.hybrid.pattern[static_cast<std::size_t>(i)] == '*';
+}
+
+i64 attention_layers(const ModelSpec& m) { return m.hybrid.pattern.empty() ? m.layers : m.hybrid.blocks('*'); }
 
 }  // namespace vramcalc

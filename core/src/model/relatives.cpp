@@ -69,6 +69,11 @@ std::optional<std::string> relative_layout(const json& config, const std::string
                                                             : "an encoder tower whose parameters vLLM loads too"));
             return std::nullopt;
         }
+    // Nemotron-H's per-block pattern with Mamba-2 sizes: read as nemotron_h (families_hybrid.cpp), which
+    // takes its every block kind from the pattern itself.
+    if (names_structure(config, "hybrid_override_pattern") && names_structure(config, "mamba_num_heads") &&
+        !names_structure(config, "layers_block_type") && !names_structure(config, "layer_types"))
+        return std::string("nemotron_h");
     for (auto key : hybrid_keys)
         if (names_structure(config, key)) {
             r.error(key, refusal(type, "a hybrid Mamba / linear-attention layer pattern"));

@@ -239,8 +239,21 @@ void check_stack(const Scenario& s, FieldReader& r) {
                              "stack runs in plain PyTorch (allowed: hf, torchtune, litgpt, deepspeed, megatron)");
 }
 
+// A hybrid Mamba / attention model (Nemotron-H) is modelled for serving with vLLM and transformers: the
+// training bill's saved tensors and llama.cpp's recurrent-state buffers of its Mamba-2 blocks are not.
+void check_hybrid(const Scenario& s, FieldReader& r) {
+    if (s.model.hybrid.pattern.empty()) return;
+    if (s.workload != Workload::infer)
+        r.error("workload", std::string("\"") + to_string(s.workload) + "\" with the hybrid Mamba model \"" + utf8_prefix(s.model.name, 60) +
+                                "\": the saved tensors of its Mamba-2 blocks are not modelled yet (allowed: infer)");
+    else if (s.framework != Framework::vllm && s.framework != Framework::hf)
+        r.error("framework", std::string("\"") + to_string(s.framework) + "\" with the hybrid Mamba model \"" + utf8_prefix(s.model.name, 60) +
+                                 "\": its recurrent state is modelled for vllm and hf only (allowed: vllm, hf)");
+}
+
 void check_cross_fields(const Scenario& s, FieldReader& r) {
     check_stack(s, r);
+    check_hybrid(s, r);
     if (s.method == Method::qlora && s.quantization == Quantization::none)
         r.error("quantization", "method \"qlora\" needs a quantized base: nf4, nf4-dq, int8, gptq-int4 or awq-int4");
     if (s.optimizer_in_backward && s.grad_accum > 1)

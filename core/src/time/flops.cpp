@@ -46,6 +46,7 @@ TokenFlops token_flops(const Scenario& s, const ModelSpec& m, double context) {
     const double H = static_cast<double>(m.heads);
     const i64 stacks = m.layers + (m.arch == Arch::encoder_decoder ? m.encoder_layers : 0);
     for (i64 i = 0; i < stacks; ++i) {
+        if (i < m.layers && !layer_attends(m, i)) continue;  // a hybrid model's Mamba / MLP blocks
         double keys = context;
         if (m.sliding_window > 0 && i < m.layers && (!m.traits.alternating_window || i % 2 == 0))
             keys = std::min(keys, static_cast<double>(m.sliding_window));

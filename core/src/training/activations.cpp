@@ -12,7 +12,7 @@ namespace {
 bool reads_layer_input(Role r) {
     switch (r) {
         case Role::q: case Role::k: case Role::v: case Role::qkv: case Role::q_a: case Role::kv_a:
-        case Role::gate: case Role::up: case Role::gate_up: case Role::router:
+        case Role::gate: case Role::up: case Role::gate_up: case Role::router: case Role::ssm_in:
             return true;
         default:
             return false;

@@ -1,0 +1,110 @@
+// Hybrid Mamba / attention decoders with one mixer per block: Nemotron-H (NemotronHForCausalLM), written from
+// transformers' models/nemotron_h/modeling_nemotron_h.py (NemotronHBlock, NemotronHMamba2Mixer,
+// NemotronHAttention, NemotronHMoE, NemotronHMLP) and vLLM's model_executor/models/nemotron_h.py.
+//
+// hybrid_override_pattern names each block's mixer: 'M' Mamba-2, '*' attention (GQA, no positional encoding),
+// 'E' MoE (routed ReLU^2 experts + a shared expert), '-' a ReLU^2 MLP. Every block is an RMSNorm and its mixer;
+// the backbone ends in norm_f; lm_head is untied unless the config ties it.
+#include <string>
+
+#include "model/inventory.hpp"
+
+namespace vramcalc::detail {
+namespace {
+
+// mamba_ssm_cache_dtype: the element size of the SSM state vLLM keeps per sequence (0: the model dtype).
+double state_bytes(FieldReader& r) {
+    const std::string t = r.string_or("mamba_ssm_cache_dtype", "auto");
+    if (t == "float32") return 4;
+    if (t == "bfloat16" || t == "float16") return 2;
+    if (t != "auto") r.error("mamba_ssm_cache_dtype", "\"" + t + "\" is not a state dtype (allowed: auto, float32, bfloat16, float16)");
+    return 0;
+}
+
+// The Mamba blocks that come right before an attention block. NVIDIA's Nemotron-3-Nano FP8 and NVFP4
+// checkpoints keep their in_proj / out_proj in bf16, as they keep every attention projection (the NVFP4
+// checkpoint's hf_quant_config.json exclude_modules lists backbone.layers.{4,11,18,25,32,41}.mixer.in_proj /
+// out_proj and the q/k/v/o_proj of layers 5, 12, 19, 26, 33, 42; NVIDIA's FP8 card names the same recipe).
+i64 mamba_before_attention(const std::string& p) {
+    i64 n = 0;
+    for (std::size_t i = 0; i + 1 < p.size(); ++i) n += p[i] == 'M' && p[i + 1] == '*' ? 1 : 0;
+    return n;
+}
+
+void mamba_mixers(ModelSpec& m, i64 count, bool bias, bool conv_bias, bool fp8_16bit, Inventory& inv) {
+    if (count <= 0) return;
+    const HybridSpec& y = m.hybrid;
+    const std::size_t first = m.params.size();
+    // in_proj writes the gate z (inner), the conv input x|B|C (conv_dim) and dt (one per head).
+    inv.linear(PC::mamba, Role::ssm_in, "in_proj", m.hidden, y.inner() + y.conv_dim() + y.ssm_heads, bias, count);
+    inv.add("conv1d", PC::mamba, Role::ssm_in, y.conv_dim(), y.conv_kernel, conv_bias, count, false, false);  // [conv_dim, 1, K]
+    for (const char* v : {"dt_bias", "A_log", "D"}) inv.vector(PC::mamba, Role::ssm_in, v, y.ssm_heads, count);
+    inv.norm("mixer.norm", y.inner(), false, count);  // the gated RMSNorm over the inner width
+    inv.linear(PC::mamba, Role::ssm_out, "out_proj", y.inner(), m.hidden, bias, count);
+    for (std::size_t i = first; i < m.params.size(); ++i) m.params[i].fp8_keeps_16bit = fp8_16bit;
+}
+
+}  // namespace
+
+void nemotron_h(ModelSpec& m, FieldReader& r, Inventory& inv) {
+    HybridSpec& y = m.hybrid;
+    y.pattern = r.string_or("hybrid_override_pattern", "");
+    if (static_cast<i64>(y.pattern.size()) != m.layers) {
+        r.error("hybrid_override_pattern", "has " + std::to_string(y.pattern.size()) + " blocks but num_hidden_layers is " +
+                                               std::to_string(m.layers) + " (one character per block: M, *, E or -)");
+        return;
+    }
+    for (char c : y.pattern)
+        if (c != 'M' && c != '*' && c != 'E' && c != '-') {
+            r.error("hybrid_override_pattern", std::string("block kind '") + c + "' is not M (Mamba-2), * (attention), E (MoE) or - (MLP)");
+            return;
+        }
+    const i64 W = 1 << 20;
+    y.ssm_heads = r.integer_or({"mamba_num_heads"}, 0, 1, W);
+    y.ssm_head_dim = r.integer_or({"mamba_head_dim"}, 0, 1, W);
+    y.ssm_state = r.integer_or({"ssm_state_size"}, 128, 1, W);
+    y.ssm_groups = r.integer_or({"n_groups"}, 1, 1, W);
+    y.conv_kernel = r.integer_or({"conv_kernel"}, 4, 1, 1024);
+    y.ssm_state_bytes = state_bytes(r);
+    const i64 nM = y.blocks('M'), nA = y.blocks('*'), nE = y.blocks('E'), nD = y.blocks('-');
+    if (nM > 0 && (y.ssm_heads <= 0 || y.ssm_head_dim <= 0))
+        r.error(y.ssm_heads <= 0 ? "mamba_num_heads" : "mamba_head_dim", "missing required key for the pattern's Mamba blocks");
+    if (nD > 0) require_intermediate(m, r);
+    m.mlp = MlpKind::plain;    // ReLU^2 up -> down, no gate (NemotronHMLP)
+    m.traits.rope = false;     // NemotronHAttention applies no rotary embedding
+    const bool bias = r.boolean_or("use_bias", r.boolean_or("mamba_proj_bias", false));
+    const bool conv_bias = r.boolean_or("use_conv_bias", true);
+
+    inv.embedding("embeddings", m.vocab, m.hidden);
+    const i64 pre = mamba_before_attention(y.pattern);
+    mamba_mixers(m, nM - pre, bias, conv_bias, false, inv);
+    mamba_mixers(m, pre, bias, conv_bias, true, inv);
+    const std::size_t attn = m.params.size();
+    inv.qkvo(m, r.boolean_or("attention_bias", false), r.boolean_or("attention_bias", false), nA);
+    for (std::size_t i = attn; i < m.params.size(); ++i) m.params[i].fp8_keeps_16bit = true;
+
+    if (nE > 0) {
+        // NemotronHMoE: a router gate [E, h] with its e_score_correction_bias, E routed experts and a shared
+        // expert of moe_shared_expert_intermediate_size x n_shared_experts.
+        m.moe.experts = r.integer({"n_routed_experts"}, 1, 1 << 16).value_or(0);
+        if (m.moe.experts <= 0) r.error("n_routed_experts", "missing required key for the pattern's MoE blocks");
+        m.moe.top_k = r.integer_or({"num_experts_per_tok"}, 1, 1, std::max<i64>(1, m.moe.experts));
+        m.moe.expert_intermediate = r.integer({"moe_intermediate_size"}, 1, W).value_or(0);
+        if (m.moe.expert_intermediate <= 0) r.error("moe_intermediate_size", "missing required key for the pattern's MoE blocks");
+        m.moe.shared_experts = r.integer_or({"n_shared_experts"}, 0, 0, 1 << 10);
+        m.moe.shared_intermediate = m.moe.shared_experts * r.integer_or({"moe_shared_expert_intermediate_size"}, 0, 0, W);
+        m.moe.moe_layers = nE;
+        const i64 E = m.moe.experts;
+        inv.linear(PC::router, Role::router, "gate", m.hidden, E, false, nE);
+        inv.vector(PC::router, Role::router, "e_score_correction_bias", E, nE);
+        inv.linear(PC::experts, Role::up, "up_proj", m.hidden, m.moe.expert_intermediate, false, nE * E, true);
+        inv.linear(PC::experts, Role::down, "down_proj", m.moe.expert_intermediate, m.hidden, false, nE * E, true);
+        inv.plain_mlp("up_proj", "down_proj", m.hidden, m.moe.shared_intermediate, false, nE);
+    }
+    inv.plain_mlp("up_proj", "down_proj", m.hidden, m.intermediate, r.boolean_or("mlp_bias", false), nD);
+    inv.norm("norm", m.hidden, false, m.layers);  // NemotronHBlock.norm
+    inv.norm("norm_f", m.hidden, false, 1);
+    inv.lm_head(m.vocab, m.hidden);
+}
+
+}  // namespace vramcalc::detail
