@@ -90,6 +90,9 @@ TEST_CASE("hf_config: every supported model_type builds") {
             cfg = R"({"model_type": ")" + t + R"(", "text_config": )" + cfg.substr(0, cfg.size() - 1) +
                   R"(, "num_local_experts": 4, "interleave_moe_layer_step": 2, "intermediate_size_mlp": 1024}, "vision_config":
                 {"num_hidden_layers": 2, "hidden_size": 64, "intermediate_size": 256, "image_size": 56, "patch_size": 14}})";
+        if (t == "mistral3")  // Mistral3ForConditionalGeneration: the Mistral decoder under text_config, a Pixtral tower
+            cfg = R"({"model_type": ")" + t + R"(", "text_config": )" + cfg + R"(, "vision_config": {"num_hidden_layers": 2,
+                "hidden_size": 64, "intermediate_size": 128, "patch_size": 14}})";
         if (t == "nemotron_h")  // one mixer per block: Mamba-2, attention, MoE
             cfg = cfg.substr(0, cfg.size() - 1) + R"(, "hybrid_override_pattern": "M*", "mamba_num_heads": 8,
                 "mamba_head_dim": 16, "ssm_state_size": 16, "n_groups": 2})";

@@ -41,6 +41,9 @@ TEST_CASE("params: every listed model_type has a preset and an exact or checked 
         {"falcon-7b", 6921720704},      // param_counts.json
         {"deepseek-v3", 671026419200},  // param_counts.json (MTP module excluded)
         {"qwen3-235b-a22b", 235093634560},  // Hub safetensors total (param_counts_extra.json)
+        // 13,506,073,600 text + 403,305,472 Pixtral tower + 35,652,608 projector: the card's "13.5B + 0.4B"; the
+        // tower + projector's 438,958,080 reproduce the published mmproj GGUF sizes to the byte (preset source).
+        {"ministral-3-14b-instruct-2512", 13945031680},
         {"qwen3-vl-30b-a3b", 31070754032},  // text 30,532,122,624 + vision tower 538,631,408 (preset source)
     };
     for (const auto& c : cases) {

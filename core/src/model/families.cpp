@@ -13,15 +13,22 @@ void require_intermediate(ModelSpec& m, FieldReader& r) {
     if (m.intermediate <= 0) r.error("intermediate_size", "missing required key (the MLP width)");
 }
 
-bool nests_text_config(const std::string& layout) { return layout == "qwen3_vl_moe" || layout == "llama4"; }
+bool nests_text_config(const std::string& layout) {
+    return layout == "qwen3_vl_moe" || layout == "llama4" || layout == "mistral3";
+}
 
 namespace {
-// A wrapper's language model is read with its text family's layout.
-std::string text_layout(const std::string& layout) { return layout == "qwen3_vl_moe" ? "qwen3_moe" : layout; }
+// A wrapper's language model is read with its text family's layout. Mistral3ForConditionalGeneration's
+// text model (Ministral3Model / MistralModel) is the Mistral decoder: a Llama layout.
+std::string text_layout(const std::string& layout) {
+    if (layout == "qwen3_vl_moe") return "qwen3_moe";
+    if (layout == "mistral3") return "mistral";
+    return layout;
+}
 
 // The wrapper's vision tower (vision_config), read after the language model.
 void vision_tower(const std::string& layout, FieldReader& root, Inventory& inv) {
-    if (layout != "qwen3_vl_moe" && layout != "llama4") return;
+    if (layout != "qwen3_vl_moe" && layout != "llama4" && layout != "mistral3") return;
     const auto it = root.object().find("vision_config");
     if (it == root.object().end() || !it->is_object()) {
         root.error("vision_config", "missing or not an object: the vision tower's parameters are loaded too");
@@ -29,6 +36,7 @@ void vision_tower(const std::string& layout, FieldReader& root, Inventory& inv) 
     }
     FieldReader v(*it, root.path("vision_config"), root.problems());
     if (layout == "llama4") llama4_vision(v, inv.m.hidden, inv);
+    else if (layout == "mistral3") pixtral_vision(v, root, inv.m.hidden, inv);
     else qwen3_vl_vision(v, inv);
 }
 }  // namespace
@@ -56,7 +64,7 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
     // these classes override it to false).
     static const std::set<std::string> untied_by_default = {
         "llama", "mistral", "mixtral", "qwen", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "phi", "phi3",
-        "gpt_neox", "stablelm", "mt5", "deepseek_v2", "deepseek_v3", "baichuan", "qwen3_vl_moe", "llama4", "nemotron_h"};
+        "gpt_neox", "stablelm", "mt5", "deepseek_v2", "deepseek_v3", "baichuan", "qwen3_vl_moe", "llama4", "nemotron_h", "mistral3"};
     // A wrapper ties (or not) at its top level (Qwen3VLMoeConfig.tie_word_embeddings).
     m.tied_embeddings = root.boolean_or("tie_word_embeddings", !untied_by_default.count(layout));
 

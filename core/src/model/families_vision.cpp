@@ -93,4 +93,38 @@ void llama4_vision(FieldReader& v, i64 text_hidden, Inventory& inv) {
     inv.stack = saved;
 }
 
+// ---- Pixtral (PixtralVisionModel) and the Mistral3MultiModalProjector (transformers models/pixtral/
+// modeling_pixtral.py, models/mistral3/modeling_mistral3.py), the tower of Mistral3ForConditionalGeneration ----
+// patch_conv: Conv2d(channels, h, patch, stride patch, no bias); ln_pre RMSNorm(h); num_hidden_layers x
+// PixtralAttentionLayer: attention q/k/v/o_proj (h -> h, no bias), feed_forward gate/up/down_proj (h <->
+// intermediate, no bias), attention_norm / ffn_norm (RMSNorm). Projector: norm RMSNorm(h), patch_merger
+// .merging_layer (h x spatial_merge_size^2 -> h, no bias), linear_1 (h -> text hidden) and linear_2 (text hidden
+// -> text hidden), biased when multimodal_projector_bias. Ministral-3-14B: 403,305,472 + 35,652,608.
+void pixtral_vision(FieldReader& v, FieldReader& root, i64 text_hidden, Inventory& inv) {
+    constexpr i64 kMax = i64{1} << 20;
+    const i64 h = v.integer({"hidden_size"}, 1, kMax).value_or(0);
+    const i64 depth = v.integer({"num_hidden_layers"}, 1, 10000).value_or(0);
+    const i64 ff = v.integer({"intermediate_size"}, 1, kMax).value_or(0);
+    const i64 patch = v.integer_or({"patch_size"}, 16, 1, 4096);
+    const i64 chans = v.integer_or({"num_channels"}, 3, 1, 64);
+    const i64 merge = root.integer_or({"spatial_merge_size"}, 2, 1, 64);
+    const bool bias = root.boolean_or("multimodal_projector_bias", false);
+    if (h <= 0 || depth <= 0 || ff <= 0) return;  // the missing key is already an error
+    const int saved = inv.stack;
+    inv.stack = 2;
+    const PC c = PC::vision;
+    const Role r = Role::vision;
+    inv.add("vision_tower.patch_conv", c, r, h, chans * patch * patch, false, 1, false, false);
+    inv.add("vision_tower.ln_pre", c, r, h, 1, false, 1, false, false);
+    inv.linear(c, r, "vision_tower.transformer.layers.attention.q/k/v/o_proj", h, h, false, 4 * depth);
+    inv.linear(c, r, "vision_tower.transformer.layers.feed_forward.gate/up_proj", h, ff, false, 2 * depth);
+    inv.linear(c, r, "vision_tower.transformer.layers.feed_forward.down_proj", ff, h, false, depth);
+    inv.add("vision_tower.transformer.layers.attention_norm/ffn_norm", c, r, h, 1, false, 2 * depth, false, false);
+    inv.add("multi_modal_projector.norm", c, r, h, 1, false, 1, false, false);
+    inv.linear(c, r, "multi_modal_projector.patch_merger.merging_layer", h * merge * merge, h, false, 1);
+    inv.linear(c, r, "multi_modal_projector.linear_1", h, text_hidden, bias, 1);
+    inv.linear(c, r, "multi_modal_projector.linear_2", text_hidden, text_hidden, bias, 1);
+    inv.stack = saved;
+}
+
 }  // namespace vramcalc::detail

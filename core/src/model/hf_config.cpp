@@ -38,7 +38,7 @@ const std::vector<std::string>& supported_model_types() {
     static const std::vector<std::string> types = {
         "llama", "mistral", "mixtral", "qwen", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
         "gemma", "gemma2", "phi", "phi3", "gpt_neox", "stablelm", "falcon", "bloom", "gpt2",
-        "opt", "bert", "t5", "mt5", "deepseek_v2", "deepseek_v3", "baichuan", "qwen3_vl_moe", "llama4", "nemotron_h"};
+        "opt", "bert", "t5", "mt5", "deepseek_v2", "deepseek_v3", "baichuan", "qwen3_vl_moe", "llama4", "nemotron_h", "mistral3"};
     return types;
 }
 

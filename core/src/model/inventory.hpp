@@ -94,5 +94,6 @@ void nemotron_h(ModelSpec& m, FieldReader& r, Inventory& inv);
 // families_vision.cpp: vision towers, read from the config's vision_config object.
 void qwen3_vl_vision(FieldReader& vision, Inventory& inv);
 void llama4_vision(FieldReader& vision, i64 text_hidden, Inventory& inv);
+void pixtral_vision(FieldReader& vision, FieldReader& root, i64 text_hidden, Inventory& inv);
 
 }  // namespace vramcalc::detail
