@@ -55,7 +55,7 @@ TEST_CASE("hybrid: vLLM's pool pages attention and Mamba state alike (Nemotron-3
     // concurrency 1292.17 with 92.64 GiB available (tests/data/vllm_startup_logs.json).
     const Scenario s = scenario(R"(, "framework": "vllm", "gpu": "h200", "weights": "fp8", "kv_dtype": "fp8",
         "prompt_len": 8191, "gen_len": 1, "gpu_memory_utilization": 0.92, "max_model_len": 8192,
-        "max_num_batched_tokens": 8192, "max_num_seqs": 1024)");
+        "max_num_batched_tokens": 8192, "max_num_seqs": 1024, "vllm_sampler": "sort")");
     // One Mamba block's state: conv 3 x 6144 x 2 B + SSM 64 x 64 x 128 x 4 B.
     CHECK(detail::mamba_state_bytes_per_layer(s) == 3 * 6144 * 2 + 64 * 64 * 128 * 4);
     const Bill b = estimate(s);

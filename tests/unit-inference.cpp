@@ -264,13 +264,25 @@ TEST_CASE("inference: vLLM's profile run holds the fused-MoE workspace while it 
     // Qwen3-30B-A3B: hidden 2048, 128 experts of width 768, top-8. TritonExperts' workspaces for 8192 tokens:
     // 8192 x 8 rows x (max(N, K) + max(N/2, K)) = 65536 x (2048 + 2048) bf16 elements, N = 2 x 768.
     const Bill b = bill(R"({"model": "qwen3-30b-a3b", "workload": "infer", "framework": "vllm", "gpu": "h100-80gb",
-                           "max_num_batched_tokens": 8192, "max_num_seqs": 1024})");
+                           "max_num_batched_tokens": 8192, "max_num_seqs": 1024, "vllm_sampler": "sort"})");
     const double workspace = 8192.0 * 8 * (2048 + 2048) * 2;
     const double sampler = 1024.0 * 151936 * 38;  // the sorting sampler over 1024 rows (vllm_engine.cpp)
     const double hidden = 8192.0 * 2048 * 2;      // the forward's hidden states, still held
     CHECK(static_cast<double>(b.component("activations")) == Approx(sampler + workspace + hidden).margin(2.0));
     // A dense model has no workspace: its sampler phase is the sampler alone.
     const Bill d = bill(R"({"model": "qwen3-8b", "workload": "infer", "framework": "vllm", "gpu": "h100-80gb",
-                           "max_num_batched_tokens": 8192, "max_num_seqs": 1024})");
+                           "max_num_batched_tokens": 8192, "max_num_seqs": 1024, "vllm_sampler": "sort"})");
     CHECK(static_cast<double>(d.component("activations")) == Approx(1024.0 * 151936 * 38).margin(2.0));
+}
+
+TEST_CASE("inference: vLLM's profiled sampler, sorted (v0.16 and earlier) or Triton top-k/top-p (v0.17+)") {
+    // Llama-3.1-8B: the sampler over 1024 rows of 128,256 logits outweighs one layer's forward of 8192 tokens.
+    const std::string base = R"(, "framework": "vllm", "gpu": "h100-80gb", "max_num_seqs": 1024, "max_num_batched_tokens": 8192)";
+    const double V = 128256;
+    const Bill sorted = bill(infer(base + R"(, "vllm_sampler": "sort")"));
+    const Bill triton = bill(infer(base));  // the default
+    CHECK(sorted.component("activations") == static_cast<std::int64_t>(1024 * V * 38));
+    // fp16 logits 2 + fp32 logits 4 + probabilities 4 + noise 4 per logit, and 132 rows of fp32 scratch.
+    CHECK(triton.component("activations") == static_cast<std::int64_t>(1024 * V * 14 + 132 * V * 4));
+    CHECK(triton.component("kv_cache") > sorted.component("kv_cache"));
 }

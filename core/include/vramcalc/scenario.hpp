@@ -55,6 +55,9 @@ struct LoraSetup {
 // section "RLHF", for the JSON and the defaults of each algorithm.
 enum class RlhfAlgorithm { none, ppo, dpo, grpo };
 enum class RolloutEngine { vllm, hf };
+// vLLM's top-k / top-p sampler in its profile run: `triton` (v0.17 and later, PR #33538: masks the logits in
+// place) or `sort` (v0.16 and earlier: a full sort of the vocabulary).
+enum class VllmSampler { triton, sort };
 
 struct RlhfRole {
     bool present = false;
@@ -157,6 +160,7 @@ struct Scenario {
     std::int64_t max_num_batched_tokens = 8192;  // vLLM tokens per forward (the profiled activation peak)
     std::int64_t block_size = 16;            // vLLM KV-cache block (tokens)
     bool enforce_eager = false;              // vLLM: no CUDA graphs
+    VllmSampler vllm_sampler = VllmSampler::triton;  // vLLM's sampler in the profile run (its release)
     std::int64_t n_ctx = 4096;               // llama.cpp context (KV cells shared by all sequences)
     std::int64_t n_gpu_layers = -1;          // llama.cpp layers on the GPU; -1: all layers and the output
     std::int64_t n_ubatch = 512;             // llama.cpp physical batch (sizes the compute buffer)
@@ -189,5 +193,6 @@ const char* to_string(Offload v);
 const char* to_string(KvDtype v);
 const char* to_string(RlhfAlgorithm v);
 const char* to_string(RolloutEngine v);
+const char* to_string(VllmSampler v);
 
 }  // namespace vramcalc

@@ -138,12 +138,20 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     // int64 reverse_indices it fills 8, and cub's segmented radix sort's alternate key and value buffers
     // 4 + 8 = 38 B per logit (later, the masks, probs_sort and the scatter hold less: 28 B).
     // The sampler runs while the forward's hidden states (N x h) and the MoE workspace are still held.
+    // From v0.17 (PR #33538, vllm/v1/sample/ops/topk_topp_triton.py) batches of 8 rows or more take a Triton
+    // kernel that masks the fp32 logits in place: the peak is then the 16-bit logits 2 B, the fp32 logits 4,
+    // forward_native's softmax probabilities 4 and random_sample's exponential noise q 4 = 14 B per logit,
+    // plus the kernel's cached fp32 scratch of min(next_pow2(min(SMs, rows)), SMs) x vocab (132 SMs on H100/H200).
     const double rows = static_cast<double>(std::min<i64>(s.max_num_seqs, s.max_num_batched_tokens));
     const double moe = moe_workspace_bytes(s, N, c, tp);
-    const double sampler = rows * static_cast<double>(m.vocab) * 38.0 + (moe > 0 ? moe + N * static_cast<double>(m.hidden) * c : 0.0);
+    const double V = static_cast<double>(m.vocab);
+    const bool triton = s.vllm_sampler == VllmSampler::triton && rows >= 8;
+    const double scratch_rows = std::min(std::exp2(std::ceil(std::log2(std::min(132.0, rows)))), 132.0);
+    const double sample = triton ? rows * V * 14.0 + scratch_rows * V * 4.0 : rows * V * 38.0;
+    const double sampler = sample + (moe > 0 ? moe + N * static_cast<double>(m.hidden) * c : 0.0);
     const double act = std::max(layer_forward_bytes(s, N, N, c, tp) + moe, sampler);
     add_line(b, "activations", act, "profiled forward peak: " + whole(N) + " batched tokens (MLP intermediates) or the sampler over " +
-                                   std::to_string(s.max_num_seqs) + " sequences" + (moe > 0 ? ", with the fused-MoE workspace (" + gib(moe) + ")" : ""));
+                                   std::to_string(s.max_num_seqs) + " sequences (" + (triton ? "Triton top-k/top-p, v0.17+" : "sorted top-k/top-p, v0.16 and earlier") + ")" + (moe > 0 ? ", with the fused-MoE workspace (" + gib(moe) + ")" : ""));
     const CudaContext context = cuda_context(b.gpu);
     // requested_memory = MemorySnapshot.total_memory x gpu_memory_utilization (vllm/v1/worker/gpu_worker.py),
     // the total of torch.cuda.mem_get_info(): the torch-visible total where the catalog has it.

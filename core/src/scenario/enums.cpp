@@ -72,6 +72,11 @@ template <> const EnumTable<RolloutEngine>& enum_table() {
     return t;
 }
 
+template <> const EnumTable<VllmSampler>& enum_table() {
+    static const EnumTable<VllmSampler> t{{VllmSampler::triton, "triton"}, {VllmSampler::sort, "sort"}};
+    return t;
+}
+
 std::string join_names(const std::vector<std::string>& names) {
     std::string s;
     for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
@@ -102,5 +107,6 @@ const char* to_string(Offload v) { return detail::enum_name(v); }
 const char* to_string(KvDtype v) { return detail::enum_name(v); }
 const char* to_string(RlhfAlgorithm v) { return detail::enum_name(v); }
 const char* to_string(RolloutEngine v) { return detail::enum_name(v); }
+const char* to_string(VllmSampler v) { return detail::enum_name(v); }
 
 }  // namespace vramcalc

@@ -314,6 +314,10 @@ std::vector<KeyRow> inference_rows() {
         {{.name = "enforce_eager", .type = T::boolean, .workload = W::infer, .frameworks = "vllm", .default_text = "false",
           .help = "vLLM: no CUDA graphs (saves their memory, costs decode speed)."},
          member<&Scenario::enforce_eager>()},
+        {{.name = "vllm_sampler", .type = T::enumeration, .workload = W::infer, .frameworks = "vllm", .default_text = "triton",
+          .help = "vLLM's top-k/top-p sampler in its startup profile: triton (v0.17 and later) or sort (v0.16 and earlier, "
+                  "a full sort of the vocabulary: about 2.4x the sampler's memory)."},
+         member<&Scenario::vllm_sampler>()},
         {{.name = "n_ctx", .type = T::integer, .workload = W::infer, .frameworks = "llama.cpp", .min = 1, .max = kTokens,
           .default_text = "4096", .help = "llama.cpp: the KV cache is allocated for this many tokens up front."},
          member<&Scenario::n_ctx>()},
