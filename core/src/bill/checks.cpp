@@ -23,7 +23,7 @@ void precision_checks(const Scenario& s, Bill& b) {
                              "torch.cuda.is_bf16_supported() is false before Ampere): use fp16-mixed");
     if (s.workload == Workload::infer && (s.weights == "bf16") && !s.gpu.bf16)
         b.warnings.push_back("weights \"bf16\" on " + s.gpu.name + ", which has no bf16 support: engines load fp16 there");
-    if (s.workload == Workload::infer && (s.weights == "fp8" || s.weights == "fp8-channel" || s.weights == "fp8-block" || s.kv_dtype == KvDtype::fp8) &&
+    if (s.workload == Workload::infer && (is_fp8_format(s.weights) || s.kv_dtype == KvDtype::fp8) &&
         !fp8_native(s.gpu) && s.gpu.id != "custom")
         b.warnings.push_back("fp8 weights or KV cache on " + s.gpu.name + " (" + s.gpu.arch +
                              "): no FP8 tensor cores before Ada/Hopper; vLLM falls back to weight-only kernels or refuses");

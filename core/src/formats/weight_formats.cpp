@@ -216,7 +216,7 @@ struct TensorCoster {
         // with quant_config=None, vllm/model_executor/models/mllama4.py; FP8 checkpoints list the tower as ignored).
         const bool head = g.category == ParamCategory::lm_head;
         // A family whose published fp8 checkpoints leave some linears in 16 bits marks them (fp8_keeps_16bit).
-        const bool fp8 = f == "fp8" || f == "fp8-channel" || f == "fp8-block";
+        const bool fp8 = is_fp8_format(f);
         const bool quantised = g.is_linear && (!head || head_quantized) && g.category != ParamCategory::router &&
                                g.category != ParamCategory::vision && !(fp8 && g.fp8_keeps_16bit);
         if (!quantised) return static_cast<double>(g.numel_each()) * other;
@@ -315,7 +315,7 @@ WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_siz
 
 double nominal_bytes_per_param(const std::string& f) {
     if (double p = plain_dtype_bytes(f); p > 0) return p;
-    if (f == "fp8" || f == "fp8-channel" || f == "fp8-block" || f == "int8" || f == "gptq-int8" || f == "awq-int8" || f == "gguf-q8_0") return 1;
+    if (is_fp8_format(f) || f == "int8" || f == "gptq-int8" || f == "awq-int8" || f == "gguf-q8_0") return 1;
     if (f == "gguf-q6_k") return 6.0 / 8;
     if (f == "gguf-q5_k_m" || f == "gguf-q5_0") return 5.0 / 8;
     if (f == "gguf-q3_k_m") return 3.0 / 8;

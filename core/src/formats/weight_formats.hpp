@@ -64,6 +64,8 @@ inline bool is_bnb(const std::string& format) { return format == "int8" || forma
 
 // A `weights` value naming a GGUF file type ("gguf-q4_k_m", ...).
 inline bool is_gguf(const std::string& format) { return format.rfind("gguf-", 0) == 0; }
+// The fp8 checkpoint formats (e4m3 weights with per-tensor, per-channel or 128 x 128 block scales).
+inline bool is_fp8_format(const std::string& f) { return f == "fp8" || f == "fp8-channel" || f == "fp8-block"; }
 
 // Nominal bytes per parameter of a format (what the rule of thumb multiplies by): 2 for bf16, 0.5 for
 // 4-bit, GGUF by its base type's bits.

@@ -17,8 +17,16 @@ namespace {
 
 struct HybridPool {
     double block = 0;             // attention block (tokens), aligned to the Mamba page
+    double blocks = 0;            // num_blocks: pages in each of the pool's tensors
+    double groups_a = 0, groups_m = 0;  // attention and Mamba KV-cache groups
     double tokens = 0;            // "GPU KV cache size: N tokens"
-    std::int64_t sequences = 0;   // sequences of the given length the pool holds
+
+    // Sequences of `len` tokens the pool holds: ceil(len / block) blocks per attention group, one per Mamba group.
+    std::int64_t sequences(double len) const {
+        if (block <= 0) return 0;  // no attention layer: hybrid_pool left it empty
+        const double per_seq = groups_a * std::ceil(len / block) + groups_m;
+        return per_seq > 0 ? static_cast<std::int64_t>(std::floor(blocks / per_seq)) : 0;
+    }
 };
 
 // The tensors vLLM keeps whole on every tensor-parallel rank: norms (RMSNorm weights are not sharded),
@@ -97,7 +105,7 @@ double moe_workspace_bytes(const Scenario& s, double tokens, double c, double tp
 // under 1.5 x the smaller); the pool is g tensors of num_blocks pages, and a sequence takes ceil(len / block)
 // blocks in each attention group and one block in each Mamba group (no prefix caching). The tokens vLLM
 // reports are num_blocks // groups x block.
-HybridPool hybrid_pool(const Scenario& s, double pool, double attn_token_bytes, double len) {
+HybridPool hybrid_pool(const Scenario& s, double pool, double attn_token_bytes) {
     HybridPool h;
     const ModelSpec& m = s.model;
     const double nA = static_cast<double>(attention_layers(m)), nM = static_cast<double>(m.hybrid.blocks('M'));
@@ -107,11 +115,11 @@ HybridPool hybrid_pool(const Scenario& s, double pool, double attn_token_bytes, 
     const double page = h.block * attn_token_bytes;
     double g = nM > 0 ? std::min(nA, nM) : nA;
     if (nM > 0 && std::max(nA, nM) < 1.5 * g) g = std::max(nA, nM);
-    const double groups_a = std::ceil(nA / g), groups_m = nM > 0 ? std::ceil(nM / g) : 0.0;
-    const double blocks = std::floor(pool / (g * page));
-    h.tokens = std::floor(blocks / (groups_a + groups_m)) * std::min(h.block, s.max_model_len > 0 ? static_cast<double>(s.max_model_len) : h.block);
-    const double per_seq = groups_a * std::ceil(len / h.block) + groups_m;
-    h.sequences = per_seq > 0 ? static_cast<std::int64_t>(std::floor(blocks / per_seq)) : 0;
+    h.groups_a = std::ceil(nA / g);
+    h.groups_m = nM > 0 ? std::ceil(nM / g) : 0.0;
+    h.blocks = std::floor(pool / (g * page));
+    h.tokens = std::floor(h.blocks / (h.groups_a + h.groups_m)) *
+               std::min(h.block, s.max_model_len > 0 ? static_cast<double>(s.max_model_len) : h.block);
     return h;
 }
 
@@ -182,11 +190,11 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     double shown_block = block;
     bool refuses = s.max_model_len > 0 && seq_bytes(static_cast<double>(s.max_model_len)) > pool;
     if (!m.hybrid.pattern.empty()) {
-        const HybridPool h = hybrid_pool(s, pool, per_token_layer, len);
-        seqs = h.sequences;
+        const HybridPool h = hybrid_pool(s, pool, per_token_layer);
+        seqs = h.sequences(len);
         kv_tokens = h.tokens;
         shown_block = h.block;
-        refuses = s.max_model_len > 0 && hybrid_pool(s, pool, per_token_layer, static_cast<double>(s.max_model_len)).sequences < 1;
+        refuses = s.max_model_len > 0 && h.sequences(static_cast<double>(s.max_model_len)) < 1;
     }
     add_line(b, "kv_cache", pool, "vLLM block pool: " + gib(budget) + " (gpu_memory_utilization " + whole(s.gpu_memory_utilization * 100) +
                                  " %) - weights - activations - non-torch = " + whole(kv_tokens) + " tokens in " + whole(shown_block) +

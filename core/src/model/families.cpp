@@ -28,7 +28,7 @@ std::string text_layout(const std::string& layout) {
 
 // The wrapper's vision tower (vision_config), read after the language model.
 void vision_tower(const std::string& layout, FieldReader& root, Inventory& inv) {
-    if (layout != "qwen3_vl_moe" && layout != "llama4" && layout != "mistral3") return;
+    if (!nests_text_config(layout)) return;
     const auto it = root.object().find("vision_config");
     if (it == root.object().end() || !it->is_object()) {
         root.error("vision_config", "missing or not an object: the vision tower's parameters are loaded too");

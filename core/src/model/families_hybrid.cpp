@@ -59,11 +59,13 @@ void nemotron_h(ModelSpec& m, FieldReader& r, Inventory& inv) {
             r.error("hybrid_override_pattern", std::string("block kind '") + c + "' is not M (Mamba-2), * (attention), E (MoE) or - (MLP)");
             return;
         }
+    // Absent keys take the defaults of the checkpoints' NemotronHConfig (configuration_nemotron_h.py, remote
+    // code): ssm_state_size 128, mamba_n_groups 8, mamba_d_conv 4; the head count and width are required.
     const i64 W = 1 << 20;
     y.ssm_heads = r.integer_or({"mamba_num_heads"}, 0, 1, W);
     y.ssm_head_dim = r.integer_or({"mamba_head_dim"}, 0, 1, W);
     y.ssm_state = r.integer_or({"ssm_state_size"}, 128, 1, W);
-    y.ssm_groups = r.integer_or({"n_groups"}, 1, 1, W);
+    y.ssm_groups = r.integer_or({"n_groups"}, 8, 1, W);
     y.conv_kernel = r.integer_or({"conv_kernel"}, 4, 1, 1024);
     y.ssm_state_bytes = state_bytes(r);
     const i64 nM = y.blocks('M'), nA = y.blocks('*'), nE = y.blocks('E'), nD = y.blocks('-');
@@ -80,7 +82,8 @@ void nemotron_h(ModelSpec& m, FieldReader& r, Inventory& inv) {
     mamba_mixers(m, nM - pre, bias, conv_bias, false, inv);
     mamba_mixers(m, pre, bias, conv_bias, true, inv);
     const std::size_t attn = m.params.size();
-    inv.qkvo(m, r.boolean_or("attention_bias", false), r.boolean_or("attention_bias", false), nA);
+    const bool attn_bias = r.boolean_or("attention_bias", false);
+    inv.qkvo(m, attn_bias, attn_bias, nA);
     for (std::size_t i = attn; i < m.params.size(); ++i) m.params[i].fp8_keeps_16bit = true;
 
     if (nE > 0) {
