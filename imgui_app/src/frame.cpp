@@ -7,9 +7,11 @@
 
 namespace vramcalc::ui {
 
-// The UI font, embedded at build time (imgui_app/CMakeLists.txt); size 0 when none was found.
+#if VRAMCALC_UI_FONT_EMBEDDED
+// The UI font, embedded at build time (imgui_app/CMakeLists.txt).
 extern const unsigned char kUiFontData[];
 extern const unsigned int kUiFontSize;
+#endif
 
 namespace {
 
@@ -112,9 +114,9 @@ void setup_style(float scale) {
     ImFontConfig cfg;
     cfg.FontDataOwnedByAtlas = false;  // the data is a static array
     void* data = const_cast<unsigned char*>(kUiFontData);
-    io.Fonts->AddFontFromMemoryTTF(data, static_cast<int>(kUiFontSize), 17.0f * scale, &cfg);
-    io.Fonts->AddFontFromMemoryTTF(data, static_cast<int>(kUiFontSize), 24.0f * scale, &cfg);
-#else  // built with VRAMCALC_UI_FONT empty
+    io.Fonts->AddFontFromMemoryTTF(data, static_cast<int>(kUiFontSize), kBodyFontPx * scale, &cfg);
+    io.Fonts->AddFontFromMemoryTTF(data, static_cast<int>(kUiFontSize), kHeadingFontPx * scale, &cfg);
+#elif !defined(__EMSCRIPTEN__)  // built with VRAMCALC_UI_FONT empty (the page brings its own fonts)
     ImFontConfig def;
     def.SizePixels = 13.0f * scale;
     io.Fonts->AddFontDefault(&def);

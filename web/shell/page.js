@@ -51,17 +51,25 @@
     var w = Math.max(1, Math.round(canvas.clientWidth * dpr)), h = Math.max(1, Math.round(canvas.clientHeight * dpr));
     if (canvas.width !== w) canvas.width = w;
     if (canvas.height !== h) canvas.height = h;
-    canvas.style.removeProperty('width');   // Emscripten's GLFW writes inline sizes at start-up
-    canvas.style.removeProperty('height');
     wake();
   }
   window.addEventListener('resize', resize);
   resize();
 
-  // Idle: the C++ main loop pauses itself when nothing changed for a few frames (no requestAnimationFrame
-  // at all); anything that may change what is on screen resumes it.
-  ['mousemove', 'mousedown', 'mouseup', 'keydown', 'keyup', 'keypress', 'focus', 'blur', 'visibilitychange']
-    .forEach(function (type) { window.addEventListener(type, wake, {passive: true, capture: true}); });
+  // The frame loop: an animation frame only while the C++ side asks for one (vramcalc_frame returns 0 once
+  // nothing changed for a few frames); every input, resize or answer wakes it (main_web.cpp wake()).
+  var frameRequested = false;
+  function onFrame() {
+    frameRequested = false;
+    if (Module._vramcalc_frame()) requestFrame();
+  }
+  function requestFrame() {
+    if (frameRequested) return;
+    frameRequested = true;
+    requestAnimationFrame(onFrame);
+  }
+  ['focus', 'visibilitychange'].forEach(function (type) { window.addEventListener(type, wake, {passive: true, capture: true}); });
+  window.addEventListener('blur', function () { if (ready()) Module._vramcalc_blur(); });
   function watchDpr() {  // a window moved to a screen of another density, or the page was zoomed
     var mq = window.matchMedia('(resolution: ' + (window.devicePixelRatio || 1) + 'dppx)');
     mq.addEventListener('change', function once() { mq.removeEventListener('change', once); resize(); watchDpr(); });
@@ -72,8 +80,47 @@
     var r = canvas.getBoundingClientRect();
     return [e.clientX - r.left, e.clientY - r.top];
   }
-  // The wheel: ours, not Emscripten's GLFW (3.1.6 passes raw deltaY pixels to ImGui as notches, upside
-  // down). The C++ side scrolls the window under the pointer by the same distance the browser would and
+  // The mouse: its position over the canvas (or held down and dragged beyond it), its buttons; a press
+  // gives the canvas the keyboard focus. ImGui numbers the buttons left, right, middle.
+  var buttonsHeld = 0;
+  window.addEventListener('mousemove', function (e) {
+    if (!ready()) return;
+    var p = canvasPoint(e), inside = p[0] >= 0 && p[1] >= 0 && p[0] < canvas.clientWidth && p[1] < canvas.clientHeight;
+    Module._vramcalc_mouse_move(inside || buttonsHeld ? p[0] : -1, p[1]);
+  }, true);
+  canvas.addEventListener('mouseleave', function () { if (ready() && !buttonsHeld) Module._vramcalc_mouse_move(-1, 0); });
+  function imguiButton(e) { return e.button === 1 ? 2 : e.button === 2 ? 1 : e.button; }
+  canvas.addEventListener('mousedown', function (e) {
+    if (!ready()) return;
+    canvas.focus({preventScroll: true});
+    var p = canvasPoint(e);
+    Module._vramcalc_mouse_move(p[0], p[1]);
+    buttonsHeld |= 1 << e.button;
+    Module._vramcalc_mouse_button(imguiButton(e), 1);
+    e.preventDefault();  // no text selection or focus change by the browser
+  });
+  window.addEventListener('mouseup', function (e) {
+    if (!ready() || !(buttonsHeld & (1 << e.button))) return;
+    buttonsHeld &= ~(1 << e.button);
+    Module._vramcalc_mouse_button(imguiButton(e), 0);
+  }, true);
+
+  // Keys (on the canvas or the page; the hidden text input has its own below) by their DOM keyCode, with
+  // the modifiers (Cmd works as Ctrl), and the characters they type. The keys the browser would act on
+  // itself (move the focus, scroll, go back) are the calculator's.
+  var ownKeys = [8, 9, 32, 33, 34, 35, 36, 37, 38, 39, 40];
+  ['keydown', 'keyup'].forEach(function (type) {
+    window.addEventListener(type, function (e) {
+      if (!ready() || e.target === textInput) return;
+      var down = type === 'keydown', ctrl = e.ctrlKey || e.metaKey;
+      Module._vramcalc_key_event(e.keyCode, down, ctrl, e.shiftKey, e.altKey);
+      if (!down) return;
+      if (ownKeys.indexOf(e.keyCode) >= 0) e.preventDefault();
+      if (!e.isComposing && Array.from(e.key).length === 1 && !e.metaKey && !(e.ctrlKey && !e.altKey)) sendText(e.key);
+    });
+  });
+
+  // The wheel: ours (Emscripten 3.1.6's GLFW passed raw deltaY pixels to ImGui as notches, upside down). The C++ side scrolls the window under the pointer by the same distance the browser would and
   // says whether it moved; if not (that window is at its end), the browser gets the event, so a page
   // embedding this one in an iframe scrolls. Ctrl+wheel (and trackpad pinch) stays the browser's zoom.
   window.addEventListener('wheel', function (e) {
@@ -135,8 +182,8 @@
   // opens; what arrives in it (keys, IME compositions, paste) is passed to ImGui and the input emptied.
   // It always holds one character, so that a keyboard's backspace has something to delete.
   var textInput = document.getElementById('text-input'), sentinel = '\u00a0';
-  var glfwKeys = {Backspace: 259, Enter: 257, Tab: 258, Escape: 256, Delete: 261, ArrowLeft: 263, ArrowRight: 262,
-                  ArrowUp: 265, ArrowDown: 264, Home: 268, End: 269};
+  var keyCodes = {Backspace: 8, Enter: 13, Tab: 9, Escape: 27, Delete: 46, ArrowLeft: 37, ArrowRight: 39,
+                  ArrowUp: 38, ArrowDown: 40, Home: 36, End: 35};
   function resetTextInput() {
     textInput.value = sentinel;
     textInput.setSelectionRange(1, 1);
@@ -156,9 +203,8 @@
   ['keydown', 'keypress', 'keyup'].forEach(function (type) {
     window.addEventListener(type, function (e) {
       if (e.target !== textInput) return;
-      e.stopImmediatePropagation();  // GLFW listens on window too and would type every character twice
       if (type !== 'keydown' || e.isComposing) return;
-      var key = glfwKeys[e.key];
+      var key = keyCodes[e.key];
       if (key && !e.altKey && !e.metaKey) {
         e.preventDefault();
         Module._vramcalc_key(key, e.shiftKey ? 1 : 0);
@@ -168,7 +214,7 @@
   textInput.addEventListener('input', function (e) {
     if (e.isComposing) return;
     var v = textInput.value;
-    if (/^delete/.test(e.inputType || '') || v.length < sentinel.length) Module._vramcalc_key(glfwKeys.Backspace, 0);
+    if (/^delete/.test(e.inputType || '') || v.length < sentinel.length) Module._vramcalc_key(keyCodes.Backspace, 0);
     else sendText(v.indexOf(sentinel) === 0 ? v.slice(sentinel.length) : v);
     resetTextInput();
   });
@@ -315,6 +361,42 @@
         report('{"ok":false,"errors":[{"field":"","message":"the config importer (vramcalc-import.js) did not load"}]}');
       });
     },
+    // The UI's glyphs for web/browser_fonts.cpp, drawn with the canvas 2D text of the system's sans-serif
+    // font (the desktop app has its bundled Karla instead). Each size is scaled so that a reference line is
+    // as wide as Karla sets it (Karla's advances: 30.74 x the ImGui font size for REF, measured in Chromium),
+    // so that layouts made for Karla keep their widths, and so that ascent + descent fit the line height.
+    // Glyphs are packed in rows of a 1024-pixel-wide atlas, leaving its top-left 4x4 pixels for ImGui.
+    rasterGlyphs: function (sizes, codes) {
+      var family = 'system-ui,-apple-system,"Segoe UI",Roboto,sans-serif', REF = 'The quick brown fox jumps over the lazy dog 0123456789 GiB, fits: 80 % (HBM3)';
+      var c = document.createElement('canvas'), g = c.getContext('2d', {willReadFrequently: true}), W = 1024;
+      var out = {metrics: [], glyphs: []}, items = [], x = 4, y = 0, rowH = 4;
+      sizes.forEach(function (size) {
+        g.font = '100px ' + family;
+        var r = g.measureText(REF), span = (r.fontBoundingBoxAscent + r.fontBoundingBoxDescent) / 100;
+        var px = size * Math.min(30.74 / (r.width / 100), 1 / span);
+        g.font = px + 'px ' + family;
+        var fm = g.measureText('H');
+        out.metrics.push(fm.fontBoundingBoxAscent, fm.fontBoundingBoxDescent, px);
+        codes.forEach(function (code) {
+          var ch = String.fromCodePoint(code), t = g.measureText(ch);
+          var left = Math.ceil(t.actualBoundingBoxLeft) + 1, top = Math.ceil(t.actualBoundingBoxAscent) + 1;
+          var w = Math.max(left + Math.ceil(t.actualBoundingBoxRight) + 1, 1), h = Math.max(top + Math.ceil(t.actualBoundingBoxDescent) + 1, 1);
+          if (x + w > W) { x = 0; y += rowH + 1; rowH = 0; }
+          items.push([px, ch, x + left, y + top]);
+          out.glyphs.push(x, y, w, h, left, top, t.width);
+          x += w + 1;
+          rowH = Math.max(rowH, h);
+        });
+      });
+      c.width = out.width = W;
+      c.height = out.height = y + rowH + 1;
+      g.fillStyle = '#fff';
+      items.forEach(function (it) { g.font = it[0] + 'px ' + family; g.fillText(it[1], it[2], it[3]); });
+      var rgba = g.getImageData(0, 0, c.width, c.height).data;
+      out.alpha = new Uint8Array(c.width * c.height);
+      for (var i = 0; i < out.alpha.length; i++) out.alpha[i] = rgba[4 * i + 3];
+      return out;
+    },
     setHash: function (hash) {
       if (location.hash.slice(1) === hash) return;
       history.replaceState(null, '', location.pathname + location.search + '#' + hash);
@@ -323,6 +405,7 @@
     openUrl: function (url) { window.open(url, '_blank', 'noopener'); },
     setSummary: function (text) { summary.textContent = text; },
     textInputWanted: function (want) { syncTextInput(want); },
+    requestFrame: requestFrame,
     contentHeight: function (cssPixels) {  // ?embed=1: the host sizes the frame (docs/embedding.md)
       if (window.parent !== window) window.parent.postMessage({type: 'vramcalc:height', height: Math.ceil(cssPixels)}, '*');
     },

@@ -129,8 +129,13 @@ private:
     AppState st_;
 };
 
-// Fonts (embedded) and colours for a UI scale (the device pixel ratio); the platform rebuilds its font
-// texture afterwards.
+// The UI's two fonts, Fonts[0] for the text and Fonts[1] for the verdict and headings: their line heights
+// in pixels at scale 1.
+inline constexpr float kBodyFontPx = 17.0f, kHeadingFontPx = 24.0f;
+
+// Fonts and colours for a UI scale (the device pixel ratio); the platform rebuilds its font texture
+// afterwards. The fonts are the embedded Karla (or ImGui's own when none was embedded); the page adds
+// the browser's instead (web/browser_fonts.cpp).
 void setup_style(float scale);
 
 // The scenario as the URL hash writes it (no leading '#').
