@@ -252,6 +252,10 @@ EMSCRIPTEN_KEEPALIVE const char* vramcalc_control_at(const char* label) {
         }
     return g_page.reply.c_str();
 }
+EMSCRIPTEN_KEEPALIVE const char* vramcalc_form_field(const char* ptr) {  // tests: {"value", "error"} of a field
+    g_page.reply = g_page.app && ptr ? vramcalc::ui::form_field(g_page.app->state(), ptr).dump() : "{}";
+    return g_page.reply.c_str();
+}
 EMSCRIPTEN_KEEPALIVE const char* vramcalc_embed_snippet() {
     g_page.reply = g_page.app ? vramcalc::ui::embed_snippet(g_page.app->state()) : "";
     return g_page.reply.c_str();

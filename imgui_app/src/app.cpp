@@ -119,7 +119,36 @@ void apply_patch(AppState& st, const json& patch) {
 
 namespace {
 
-// Points 1, 2, 4, ... up to `hi` plus the scenario's own value, for the memory curves.
+// What the form shows while the scenario has errors: every other key as the user set it, and defaults
+// for the rest, so that one bad value (a link's micro_batch=abc, a model the workload does not allow)
+// marks its own field and blanks no other. The keys in error are dropped until the rest resolves; if it
+// never does (a model that refuses the default workload), the rest is shown as it is with the default
+// model, and failing that the default scenario.
+json form_values(const json& scenario, const Problems& errors, const Catalog& catalog) {
+    json rest = scenario;
+    Problems problems = errors;
+    for (int round = 0; round < 3; ++round) {
+        bool dropped = false;
+        for (const auto& e : problems) {
+            if (e.field.empty() || e.field.find_first_of("~ ") != std::string::npos) continue;
+            std::string ptr = "/" + e.field;
+            std::replace(ptr.begin(), ptr.end(), '.', '/');
+            const json::json_pointer p(ptr);
+            if (!rest.contains(p)) continue;
+            rest[p.parent_pointer()].erase(p.back());
+            dropped = true;
+        }
+        if (!dropped) break;
+        auto sc = scenario_from_json(rest, catalog);
+        if (sc.ok()) return scenario_to_json(*sc);
+        problems = sc.errors;
+    }
+    rest["model"] = default_scenario()["model"];  // a model the workload refuses: the rest with the default model
+    if (auto sc = scenario_from_json(rest, catalog); sc.ok()) return scenario_to_json(*sc);
+    auto defaults = scenario_from_json(default_scenario(), catalog);
+    return defaults.ok() ? scenario_to_json(*defaults) : json::object();
+}
+
 }  // namespace
 
 void recompute(AppState& st) {
@@ -129,6 +158,8 @@ void recompute(AppState& st) {
     r.warnings = sc.warnings;
     if (!sc.ok()) {
         r.errors = sc.error_text();
+        r.field_errors = sc.errors;
+        r.scenario_json = form_values(st.scenario, sc.errors, *st.catalog);
         st.results = std::move(r);
         st.platform->set_summary("The scenario has problems: " + st.results.errors + checkpoint_summary(st));
         return;

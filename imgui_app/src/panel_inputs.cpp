@@ -85,12 +85,12 @@ void GuiModel(AppState& st) {
     const json& model = st.scenario.contains("model") ? st.scenario["model"] : json();
     const std::string current = model.is_string() ? model.get<std::string>() : "";
     if (model.is_object() && model.contains("layers"))
-        ImGui::Text("Model: your layer stack (%s, %zu layers listed)", model.value("name", std::string("unnamed")).c_str(),
+        ImGui::TextWrapped("Model: your layer stack (%s, %zu layers listed)", model.value("name", std::string("unnamed")).c_str(),
                     model["layers"].is_array() ? model["layers"].size() : std::size_t{0});
     else if (model.is_object())
-        ImGui::Text("Model: your config.json (%s)", model.value("model_type", std::string("unknown type")).c_str());
+        ImGui::TextWrapped("Model: your config.json (%s)", model.value("model_type", std::string("unknown type")).c_str());
     else if (const ModelPreset* p = st.catalog->find_model(current))
-        ImGui::Text("Model: %s  (%s parameters)", p->name.c_str(), format_params_short(p->params.total).c_str());
+        ImGui::TextWrapped("Model: %s  (%s parameters)", p->name.c_str(), format_params_short(p->params.total).c_str());
 
     // A phone shows the model list only when asked for (it is taller than the screen).
     if (st.narrow && !ImGui::TreeNode("Choose another model")) {

@@ -64,6 +64,8 @@ std::string serving_summary(const ServingMatrix& m);  // panel_serving.cpp: the 
 // a key the user never set shows the value the estimator used (the framework's default).
 namespace widgets {
 nlohmann::json current(const AppState& st, const std::string& ptr);
+// The scenario's error at this key (marked beside its field), or null.
+const Problem* error_at(const AppState& st, const std::string& ptr);
 void set(AppState& st, const std::string& ptr, nlohmann::json value);
 bool Enum(AppState& st, const char* label, const std::string& ptr, const std::vector<std::string>& values);
 bool Int(AppState& st, const char* label, const std::string& ptr, std::int64_t lo, std::int64_t hi);

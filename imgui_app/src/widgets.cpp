@@ -36,10 +36,27 @@ void SectionTitle(const char* text) {
     ImGui::Separator();
 }
 
+namespace {
+std::string key_of(const std::string& ptr) {
+    std::string k = ptr.substr(1);
+    std::replace(k.begin(), k.end(), '/', '.');
+    return k;
+}
+}  // namespace
+
+const Problem* error_at(const AppState& st, const std::string& ptr) {
+    const std::string key = key_of(ptr);
+    for (const auto& e : st.results.field_errors)
+        if (e.field == key) return &e;
+    return nullptr;
+}
+
+// The value a widget shows: the user's, or the default the scenario resolved to; a value in error shows
+// what the form resolved without it (recompute's form_values), its label saying what is wrong.
 json current(const AppState& st, const std::string& ptr) {
     const json::json_pointer p(ptr);
-    if (st.scenario.contains(p)) return st.scenario.at(p);
-    if (st.results.ok && st.results.scenario_json.contains(p)) return st.results.scenario_json.at(p);  // once per change
+    if (st.scenario.contains(p) && !error_at(st, ptr)) return st.scenario.at(p);
+    if (st.results.scenario_json.contains(p)) return st.results.scenario_json.at(p);  // once per change
     return nullptr;
 }
 
@@ -49,14 +66,16 @@ void set(AppState& st, const std::string& ptr, json value) {
 }
 
 namespace {
-std::string key_of(const std::string& ptr) {
-    std::string k = ptr.substr(1);
-    std::replace(k.begin(), k.end(), '/', '.');
-    return k;
-}
-void label_column(const char* label, const std::string& ptr) {
+// The label (in the error colour, with the error on hover, when the value is wrong), its help, and the
+// widget's column.
+void label_column(const AppState& st, const char* label, const std::string& ptr) {
     ImGui::AlignTextToFramePadding();
-    ImGui::TextUnformatted(label);
+    if (const Problem* e = error_at(st, ptr)) {
+        ImGui::TextColored(fit_color(Fit::no), "%s (!)", label);  // the "does not fit" red, 6.5:1 on white
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", e->message.c_str());
+    } else {
+        ImGui::TextUnformatted(label);
+    }
     Help(key_of(ptr).c_str());
     ImGui::SameLine(ImGui::GetFontSize() * 9.5f);
     ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 0.5f);
@@ -66,7 +85,7 @@ void label_column(const char* label, const std::string& ptr) {
 bool Enum(AppState& st, const char* label, const std::string& ptr, const std::vector<std::string>& values) {
     const json cur = current(st, ptr);
     const std::string now = cur.is_string() ? cur.get<std::string>() : "";
-    label_column(label, ptr);
+    label_column(st, label, ptr);
     bool changed = false;
     ImGui::PushID(ptr.c_str());
     const bool open = ImGui::BeginCombo("##v", now.c_str());
@@ -87,7 +106,7 @@ bool Enum(AppState& st, const char* label, const std::string& ptr, const std::ve
 bool Int(AppState& st, const char* label, const std::string& ptr, std::int64_t lo, std::int64_t hi) {
     const json cur = current(st, ptr);
     long long v = cur.is_number_integer() ? cur.get<long long>() : lo;
-    label_column(label, ptr);
+    label_column(st, label, ptr);
     ImGui::PushID(ptr.c_str());
     const long long step = 1;
     const bool edited = ImGui::InputScalar("##v", ImGuiDataType_S64, &v, &step, nullptr, "%lld");
@@ -102,7 +121,7 @@ bool Int(AppState& st, const char* label, const std::string& ptr, std::int64_t l
 bool PowerOfTwo(AppState& st, const char* label, const std::string& ptr, std::int64_t lo, std::int64_t hi) {
     const json cur = current(st, ptr);
     long long v = cur.is_number_integer() ? cur.get<long long>() : lo;
-    label_column(label, ptr);
+    label_column(st, label, ptr);
     ImGui::PushID(ptr.c_str());
     // Typing any value works; the +/- buttons halve and double (the steps people try).
     const float button = ImGui::GetFrameHeight();
@@ -120,7 +139,7 @@ bool PowerOfTwo(AppState& st, const char* label, const std::string& ptr, std::in
 bool Real(AppState& st, const char* label, const std::string& ptr, double lo, double hi, const char* fmt) {
     const json cur = current(st, ptr);
     double v = cur.is_number() ? cur.get<double>() : lo;
-    label_column(label, ptr);
+    label_column(st, label, ptr);
     ImGui::PushID(ptr.c_str());
     const bool edited = ImGui::SliderScalar("##v", ImGuiDataType_Double, &v, &lo, &hi, fmt, ImGuiSliderFlags_AlwaysClamp);
     ImGui::PopID();
@@ -135,7 +154,7 @@ bool Number(AppState& st, const char* label, const std::string& ptr, const char*
     const double lo = key ? key->min : 0, hi = key ? key->max : 1e300;
     const json cur = current(st, ptr);
     double v = cur.is_number() ? cur.get<double>() : lo;
-    label_column(label, ptr);
+    label_column(st, label, ptr);
     ImGui::PushID(ptr.c_str());
     const bool edited = ImGui::InputDouble("##v", &v, 0, 0, fmt);
     ImGui::PopID();
@@ -146,7 +165,7 @@ bool Number(AppState& st, const char* label, const std::string& ptr, const char*
 bool Bool(AppState& st, const char* label, const std::string& ptr) {
     const json cur = current(st, ptr);
     bool v = cur.is_boolean() && cur.get<bool>();
-    label_column(label, ptr);
+    label_column(st, label, ptr);
     ImGui::PushID(ptr.c_str());
     const bool edited = ImGui::Checkbox("##v", &v);
     ImGui::PopID();
@@ -155,3 +174,13 @@ bool Bool(AppState& st, const char* label, const std::string& ptr) {
 }
 
 }  // namespace vramcalc::ui::widgets
+
+namespace vramcalc::ui {
+
+nlohmann::json form_field(const AppState& st, const std::string& ptr) {
+    if (ptr.empty() || ptr[0] != '/') return {{"value", nullptr}, {"error", "not a JSON pointer"}};
+    const Problem* e = widgets::error_at(st, ptr);
+    return {{"value", widgets::current(st, ptr)}, {"error", e ? e->message : ""}};
+}
+
+}  // namespace vramcalc::ui

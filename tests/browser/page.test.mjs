@@ -4,8 +4,9 @@
 //
 // Serves the static folder under a sub-path (as GitHub Pages does), then checks what a user sees:
 // the page loads without console errors and shows a bill; the JS API answers exactly what the CLI
-// answers; a URL hash round-trips; a broken hash shows an error and the page keeps working; the
-// embedded layout and the docs' embedding example work; screenshots are not blank; idle means no
+// answers; a URL hash round-trips; a broken hash shows an error and the page keeps working; a bad
+// value marks its own field and the form keeps the rest; the embedded layout and the docs' embedding
+// example work; screenshots are not blank; idle means no
 // animation frames at all. Input as a person gives it (real wheel, touch and key events): a wheel notch
 // scrolls the panel under the pointer down by a sane amount, a finger drag scrolls on a phone, an
 // embedded frame lets its host page scroll once it is at its end, Tab reaches the GPU selector.
@@ -214,6 +215,32 @@ await check('a broken hash shows an error and the page keeps working', async () 
   await waitSummary(p, t => /problems/.test(t) && /model/.test(t));
   await p.evaluate(() => { location.hash = '#v=1&model=gpt2&micro_batch=4'; });
   await waitSummary(p, t => /GPT-2|gpt2/i.test(t));
+  await p.close();
+});
+await check('a bad value marks its own field and the form keeps every other value', async () => {
+  const good = '#v=1&model=llama-3.1-8b&method=qlora&seq_len=4096';
+  const p = await open(base + good);
+  await waitSummary(p, t => /GiB/.test(t));
+  const field = ptr => p.evaluate(q => vramcalcPage.formField(q), ptr);
+  const keys = ['/method', '/seq_len', '/framework', '/precision', '/optimizer', '/lora/rank'];
+  const before = {};
+  for (const k of keys) before[k] = (await field(k)).value;
+  assert(before['/method'] === 'qlora' && before['/seq_len'] === 4096, 'the valid scenario shows ' + JSON.stringify(before));
+  await p.evaluate(h => { location.hash = h + '&micro_batch=abc&gpu=no-such-gpu'; }, good);
+  await waitSummary(p, t => /problems/.test(t) && /micro_batch/.test(t));
+  const mb = await field('/micro_batch');
+  assert(/abc/.test(mb.error) && Number.isInteger(mb.value), 'micro_batch not marked, or no value shown: ' + JSON.stringify(mb));
+  for (const k of keys) {
+    const f = await field(k);
+    assert(f.value === before[k] && !f.error, `${k} shows ${JSON.stringify(f)} beside the bad values, ${before[k]} without them`);
+  }
+  // A model the default workload refuses (hybrid Mamba: inference only) keeps the form filled too.
+  await p.evaluate(() => { location.hash = '#v=1&model=nvidia-nemotron-3-nano-30b-a3b'; });
+  await waitSummary(p, t => /problems/.test(t) && /Mamba/.test(t));
+  for (const ptr of ['/framework', '/method', '/precision', '/optimizer', '/seq_len']) {
+    const f = await field(ptr);
+    assert(f.value !== null && f.value !== '', `${ptr} is blank after the refusal: ${JSON.stringify(f)}`);
+  }
   await p.close();
 });
 await check('the default page screenshot is not blank', async () => {

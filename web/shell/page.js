@@ -425,6 +425,9 @@
       var r = ready() ? Module.ccall('vramcalc_control_at', 'string', ['string'], [label]) : '';
       return r ? r.split(',').map(Number) : null;
     },
+    formField: function (ptr) {  // tests: {value, error} the form shows at a scenario key's JSON pointer
+      return ready() ? JSON.parse(Module.ccall('vramcalc_form_field', 'string', ['string'], [ptr])) : null;
+    },
     embedSnippet: function () { return ready() ? UTF8ToString(Module._vramcalc_embed_snippet()) : ''; },
     scrollOf: function (x, y) { return ready() ? Module._vramcalc_scroll_of(x, y) : -1; },         // tests: the scroll of the window at x, y
     timeCatalogSolve: function (repeats) { return Module.ccall('vramcalc_time_catalog_solve', 'number', ['number'], [repeats || 20]); },

@@ -29,7 +29,9 @@ struct Results {
     Scenario scenario;
     Bill bill;
     nlohmann::json bill_json;
-    nlohmann::json scenario_json;       // the scenario with every default filled in (what the widgets show)
+    nlohmann::json scenario_json;       // the scenario with every default filled in (what the widgets show);
+                                        // when it has errors, the one without the keys in error (form_values)
+    Problems field_errors;              // the errors, each marked at its own field in the form
     std::vector<CatalogFit> catalog;    // the whole GPU catalog
     AdvicePlan advice;                  // ranked changes (core advisor), with the note when nothing fits
     MemoryCurves curves;                // memory against micro-batch / batch and against sequence length (core)
@@ -137,6 +139,10 @@ inline constexpr float kBodyFontPx = 17.0f, kHeadingFontPx = 24.0f;
 // afterwards. The fonts are the embedded Karla (or ImGui's own when none was embedded); the page adds
 // the browser's instead (web/browser_fonts.cpp).
 void setup_style(float scale);
+
+// What the form shows at a scenario key's JSON pointer ("/micro_batch", "/lora/rank"): {"value": ...,
+// "error": the problem marked at that field, or ""}. For tests (the page's vramcalcPage.formField).
+nlohmann::json form_field(const AppState& st, const std::string& ptr);
 
 // The scenario as the URL hash writes it (no leading '#').
 std::string encode_state(const AppState& st);
