@@ -23,6 +23,13 @@ ImU32 component_color(const std::string& id) {
     return IM_COL32(80 + h % 150, 80 + (h >> 8) % 150, 80 + (h >> 16) % 150, 255);
 }
 
+std::string component_label(const std::string& id) {
+    const BillLine* l = find_bill_line(id);  // the core's registry names each line ("allocator overhead")
+    if (!l) return id;
+    const auto dot = id.rfind('.');
+    return dot == std::string::npos ? l->label : id.substr(0, dot) + ": " + l->label;  // RLHF roles: "critic: weights"
+}
+
 void StackedBar(const Bill& bill, double target_utilization, float height) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
@@ -51,7 +58,7 @@ void StackedBar(const Bill& bill, double target_utilization, float height) {
     ImGui::Dummy(ImVec2(width, height + 6));
     if (hovered) {
         ImGui::BeginTooltip();
-        ImGui::Text("%s: %s (%.1f %%)", hovered->id.c_str(), gib(hovered->bytes).c_str(),
+        ImGui::Text("%s: %s (%.1f %%)", component_label(hovered->id).c_str(), gib(hovered->bytes).c_str(),
                     100.0 * static_cast<double>(hovered->bytes) / std::max<double>(1, static_cast<double>(bill.device_bytes)));
         ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
         ImGui::TextDisabled("%s", hovered->detail.c_str());

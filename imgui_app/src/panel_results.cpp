@@ -168,7 +168,10 @@ void GuiBill(AppState& st) {
     // Narrow (a phone, a small frame): two columns, the "how it is computed" text wrapped under each name.
     const bool compact = st.narrow || (st.embed && ImGui::GetContentRegionAvail().x < fs * 45);
     if (ImGui::BeginTable("bill", compact ? 2 : 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
-        ImGui::TableSetupColumn("component", compact ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed, fs * 9);
+        float name_width = fs * 9;  // the longest line name ("communication buffers") with its colour dot
+        for (const auto& c : b.components)
+            name_width = std::max(name_width, ImGui::CalcTextSize(component_label(c.id).c_str()).x + fs * 1.2f);
+        ImGui::TableSetupColumn("component", compact ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed, name_width);
         ImGui::TableSetupColumn("GiB", ImGuiTableColumnFlags_WidthFixed, fs * 5);
         if (!compact) {
             ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed, fs * 4);
@@ -183,7 +186,8 @@ void GuiBill(AppState& st) {
             const float dot = fs * 0.7f, pad = (ImGui::GetTextLineHeight() - dot) * 0.5f, indent = dot + ImGui::GetStyle().ItemInnerSpacing.x;
             ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + pad), ImVec2(at.x + dot, at.y + pad + dot), component_color(c.id), 2);
             ImGui::Indent(indent);
-            ImGui::TextUnformatted(c.id.c_str());
+            ImGui::TextUnformatted(component_label(c.id).c_str());
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("\"%s\" in the bill JSON", c.id.c_str());
             if (compact) {
                 ImGui::PushTextWrapPos(0);
                 ImGui::TextDisabled("%s", c.detail.c_str());

@@ -80,6 +80,7 @@ void SectionTitle(const char* text);
 
 // Drawing helpers (charts.cpp).
 ImU32 component_color(const std::string& id);
+std::string component_label(const std::string& id);  // the bill line's name for people; the JSON id on hover
 std::string gib(std::int64_t bytes, int decimals = 2);  // "12.34 GiB"
 void StackedBar(const Bill& bill, double target_utilization, float height);
 struct Series {

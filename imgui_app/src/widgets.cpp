@@ -82,17 +82,28 @@ void label_column(const AppState& st, const char* label, const std::string& ptr)
 }
 }  // namespace
 
+namespace {
+// How a combo names a value where the scenario's word alone misleads (the key's help says the rest).
+std::string value_label(const std::string& ptr, const std::string& v) {
+    if (ptr == "/precision") {
+        if (v == "bf16" || v == "fp16") return v + " (pure: 16-bit weights and states)";
+        if (v == "bf16-mixed" || v == "fp16-mixed") return v.substr(0, 4) + " mixed (fp32 weights)";
+    }
+    return v;
+}
+}  // namespace
+
 bool Enum(AppState& st, const char* label, const std::string& ptr, const std::vector<std::string>& values) {
     const json cur = current(st, ptr);
     const std::string now = cur.is_string() ? cur.get<std::string>() : "";
     label_column(st, label, ptr);
     bool changed = false;
     ImGui::PushID(ptr.c_str());
-    const bool open = ImGui::BeginCombo("##v", now.c_str());
+    const bool open = ImGui::BeginCombo("##v", value_label(ptr, now).c_str());
     if (!open) name_last_item(st, label);
     if (open) {
         for (const auto& v : values) {
-            if (ImGui::Selectable(v.c_str(), v == now) && v != now) {
+            if (ImGui::Selectable(value_label(ptr, v).c_str(), v == now) && v != now) {
                 set(st, ptr, v);
                 changed = true;
             }
