@@ -28,9 +28,10 @@ PACKAGES=(
   libglfw3-dev libgl-dev             # the native desktop app
   xvfb xauth                         # running the desktop app headless in tests
   chromium                           # page tests in a real browser
+  fonts-dejavu-core                  # a sans-serif for the browser to draw the page's text with (web/browser_fonts.cpp)
   nodejs                             # serving the page, browser tests (npm: playwright-core)
   terser                             # the page's runtime JS, compressed (web/CMakeLists.txt)
-  fonts-karla                        # the UI font embedded into the page and the desktop app
+  fonts-karla                        # Karla, the desktop app's UI font (the page draws the system sans-serif)
   zlib1g-dev                         # PNG screenshots of the desktop app
   python3                            # tools/measure dry-run test (already pulled in by emscripten)
 )
