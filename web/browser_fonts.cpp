@@ -4,8 +4,6 @@
 // stb_truetype and the font file out of the page saves about 17 KB of its gzip transfer (docs/architecture.md).
 #include "browser_fonts.hpp"
 
-#include <cstdlib>
-#include <cstring>
 #include <vector>
 
 #include <emscripten/emscripten.h>

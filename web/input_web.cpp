@@ -3,6 +3,7 @@
 // embedding page); these functions turn them into ImGui's per-frame state. Positions arrive in CSS
 // pixels and are kept in framebuffer pixels (the canvas holds device pixels).
 #include <algorithm>
+#include <initializer_list>
 
 #include <emscripten/emscripten.h>
 #include <imgui.h>
@@ -14,23 +15,15 @@
 namespace vramcalc::web {
 namespace {
 
-// DOM keyCodes (KeyboardEvent.keyCode) ImGui's key map names; page.js sends these numbers.
+// DOM keyCodes (KeyboardEvent.keyCode) ImGui's key map and modifiers name; page.js sends these numbers.
 enum DomKey {
-    kBackspace = 8, kTab = 9, kEnter = 13, kShift = 16, kEscape = 27, kSpace = 32, kPageUp = 33, kPageDown = 34,
-    kEnd = 35, kHome = 36, kLeft = 37, kUp = 38, kRight = 39, kDown = 40, kInsert = 45, kDelete = 46,
-    kA = 65, kC = 67, kV = 86, kX = 88, kY = 89, kZ = 90
+    kBackspace = 8, kTab = 9, kEnter = 13, kShift = 16, kCtrl = 17, kAlt = 18, kEscape = 27, kSpace = 32,
+    kPageUp = 33, kPageDown = 34, kEnd = 35, kHome = 36, kLeft = 37, kUp = 38, kRight = 39, kDown = 40,
+    kInsert = 45, kDelete = 46, kA = 65, kC = 67, kV = 86, kX = 88, kY = 89, kZ = 90,
+    kMetaLeft = 91, kMetaRight = 93, kMetaFirefox = 224  // Cmd works as Ctrl
 };
 
-void set_key(ImGuiIO& io, int key, bool down) {
-    if (key == kShift) io.KeyShift = down;
-    if (key > 0 && key < IM_ARRAYSIZE(io.KeysDown)) io.KeysDown[key] = down;
-}
-
-void push_key_press(int key) {
-    Page& p = page();
-    p.steps.push_back({Step::Key, 0, 0, true, key});
-    p.steps.push_back({Step::Key, 0, 0, false, key});
-}
+bool valid_key(const ImGuiIO& io, int key) { return key > 0 && key < IM_ARRAYSIZE(io.KeysDown); }
 
 }  // namespace
 
@@ -48,21 +41,29 @@ void setup_keys(ImGuiIO& io) {
 // Before ImGui::NewFrame(): the mouse as the events left it, then the next touch or key step over it.
 void apply_input(ImGuiIO& io) {
     Page& p = page();
+    // The modifiers are keys like the others (a quick Ctrl+A keeps its Ctrl until A's frame is drawn).
+    const auto held = [&io](std::initializer_list<int> keys) {
+        return std::any_of(keys.begin(), keys.end(), [&io](int k) { return io.KeysDown[k]; });
+    };
     io.MousePos = p.touch_pointer ? ImVec2(-FLT_MAX, -FLT_MAX) : p.mouse;
     for (int i = 0; i < 3; ++i) {
         io.MouseDown[i] = p.mouse_down[i] || p.mouse_clicked[i];
         p.mouse_clicked[i] = false;
     }
-    if (p.steps.empty() || p.steps.front().after >= p.frames_drawn) return;
-    const Step s = p.steps.front();
-    p.steps.pop_front();
-    if (s.kind == Step::Key) {
-        set_key(io, s.key, s.down);
-    } else {
-        p.touch_pointer = true;
-        io.MousePos = ImVec2(s.x, s.y);
-        io.MouseDown[0] = s.down;
+    if (!p.steps.empty() && p.steps.front().after < p.frames_drawn) {
+        const Step s = p.steps.front();
+        p.steps.pop_front();
+        if (s.kind == Step::Key && valid_key(io, s.key)) {
+            io.KeysDown[s.key] = s.down;
+        } else if (s.kind == Step::Pointer) {
+            p.touch_pointer = true;
+            io.MousePos = ImVec2(s.x, s.y);
+            io.MouseDown[0] = s.down;
+        }
     }
+    io.KeyCtrl = held({kCtrl, kMetaLeft, kMetaRight, kMetaFirefox});
+    io.KeyShift = held({kShift});
+    io.KeyAlt = held({kAlt});
 }
 
 }  // namespace vramcalc::web
@@ -87,15 +88,12 @@ EMSCRIPTEN_KEEPALIVE void vramcalc_mouse_button(int button, int down) {
     p.touch_pointer = false;
     wake();
 }
-// A key (DOM keyCode) pressed or released, with the modifiers held (Cmd counts as Ctrl). A key pressed
-// and released before a frame (a quick tap, a test's key press) keeps its release for the next frame.
-EMSCRIPTEN_KEEPALIVE void vramcalc_key_event(int key, int down, int ctrl, int shift, int alt) {
+// A key (DOM keyCode, modifiers included) pressed or released. A key pressed and released before a frame
+// (a quick tap, a test's key press) keeps its release for the next frame.
+EMSCRIPTEN_KEEPALIVE void vramcalc_key_event(int key, int down) {
     auto& p = page();
     ImGuiIO& io = ImGui::GetIO();
-    io.KeyCtrl = ctrl != 0;
-    io.KeyShift = shift != 0;
-    io.KeyAlt = alt != 0;
-    if (key <= 0 || key >= IM_ARRAYSIZE(io.KeysDown)) return wake();
+    if (!valid_key(io, key)) return;
     if (!down && std::find(p.pressed.begin(), p.pressed.end(), key) != p.pressed.end()) {
         p.steps.push_back({Step::Key, 0, 0, false, key, p.frames_drawn});
     } else {
@@ -108,8 +106,7 @@ EMSCRIPTEN_KEEPALIVE void vramcalc_key_event(int key, int down, int ctrl, int sh
 EMSCRIPTEN_KEEPALIVE void vramcalc_blur() {
     auto& p = page();
     ImGuiIO& io = ImGui::GetIO();
-    std::fill(std::begin(io.KeysDown), std::end(io.KeysDown), false);
-    io.KeyCtrl = io.KeyShift = io.KeyAlt = io.KeySuper = false;
+    std::fill(std::begin(io.KeysDown), std::end(io.KeysDown), false);  // the modifiers with them (apply_input)
     std::fill(std::begin(p.mouse_down), std::end(p.mouse_down), false);
     wake();
 }
@@ -152,7 +149,8 @@ EMSCRIPTEN_KEEPALIVE void vramcalc_text(const char* utf8) {
 EMSCRIPTEN_KEEPALIVE void vramcalc_key(int key, int shift) {
     auto& p = page();
     if (shift) p.steps.push_back({Step::Key, 0, 0, true, kShift});
-    push_key_press(key);
+    p.steps.push_back({Step::Key, 0, 0, true, key});
+    p.steps.push_back({Step::Key, 0, 0, false, key});
     if (shift) p.steps.push_back({Step::Key, 0, 0, false, kShift});
     wake();
 }

@@ -86,8 +86,8 @@ namespace {
 // How a combo names a value where the scenario's word alone misleads (the key's help says the rest).
 std::string value_label(const std::string& ptr, const std::string& v) {
     if (ptr == "/precision") {
-        if (v == "bf16" || v == "fp16") return v + " (pure: 16-bit weights and states)";
-        if (v == "bf16-mixed" || v == "fp16-mixed") return v.substr(0, 4) + " mixed (fp32 weights)";
+        if (v == "bf16" || v == "fp16") return v + " (pure)";                                   // 16-bit weights and states
+        if (v == "bf16-mixed" || v == "fp16-mixed") return v.substr(0, 4) + " mixed";  // fp32 weights, 16-bit compute
     }
     return v;
 }

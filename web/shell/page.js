@@ -105,23 +105,25 @@
     Module._vramcalc_mouse_button(imguiButton(e), 0);
   }, true);
 
-  // Keys (on the canvas or the page; the hidden text input has its own below) by their DOM keyCode, with
-  // the modifiers (Cmd works as Ctrl), and the characters they type. The keys the browser would act on
-  // itself (move the focus, scroll, go back) are the calculator's.
+  // Keys (on the canvas or the page; the hidden text input has its own below) by their DOM keyCode,
+  // modifiers included (input_web.cpp derives Ctrl, Shift, Alt from them; Cmd works as Ctrl), and the
+  // characters they type. The keys the browser would act on itself (move the focus, scroll, go back) are
+  // the calculator's.
   var ownKeys = [8, 9, 32, 33, 34, 35, 36, 37, 38, 39, 40];
   ['keydown', 'keyup'].forEach(function (type) {
     window.addEventListener(type, function (e) {
       if (!ready() || e.target === textInput) return;
-      var down = type === 'keydown', ctrl = e.ctrlKey || e.metaKey;
-      Module._vramcalc_key_event(e.keyCode, down, ctrl, e.shiftKey, e.altKey);
+      var down = type === 'keydown';
+      Module._vramcalc_key_event(e.keyCode, down);
       if (!down) return;
       if (ownKeys.indexOf(e.keyCode) >= 0) e.preventDefault();
       if (!e.isComposing && Array.from(e.key).length === 1 && !e.metaKey && !(e.ctrlKey && !e.altKey)) sendText(e.key);
     });
   });
 
-  // The wheel: ours (Emscripten 3.1.6's GLFW passed raw deltaY pixels to ImGui as notches, upside down). The C++ side scrolls the window under the pointer by the same distance the browser would and
-  // says whether it moved; if not (that window is at its end), the browser gets the event, so a page
+  // The wheel: ours (Emscripten 3.1.6's GLFW passed raw deltaY pixels to ImGui as notches, upside down).
+  // The C++ side scrolls the window under the pointer by the same distance the browser would and says
+  // whether it moved; if not (that window is at its end), the browser gets the event, so a page
   // embedding this one in an iframe scrolls. Ctrl+wheel (and trackpad pinch) stays the browser's zoom.
   window.addEventListener('wheel', function (e) {
     if (e.target !== canvas) return;
