@@ -87,7 +87,8 @@ void LineChart(const char* id, const Series& s, const char* x_label, double capa
         ImGui::PopID();
         return;
     }
-    auto fx = [&](double x) { return log2_x ? std::log2(x) : x; };
+    // float log2 for a pixel position: the page then links no double log2 (its table is 2 KB of the wasm)
+    auto fx = [&](double x) { return log2_x ? static_cast<double>(std::log2(static_cast<float>(x))) : x; };
     const double x0 = fx(s.x.front()), x1 = fx(s.x.back());
     double ymax = capacity_gib * 1.15;
     for (double y : s.y) ymax = std::max(ymax, y);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "grid.hpp"
 #include "ui.hpp"
 #include "vramcalc/units.hpp"
 
@@ -89,24 +90,23 @@ void GuiCheckpoint(AppState& st) {
                             static_cast<long long>(num(s, "requests")), kb(num(s, "bytes")).c_str());
     } else if (s.contains("error")) {
         ImGui::TextColored(fit_color(Fit::no), "%s", c.outcome.c_str());
-    } else if (s.contains("by_dtype") && ImGui::BeginTable("ckpt", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
+    } else if (s.contains("by_dtype")) {
         const float fs = ImGui::GetFontSize();
-        ImGui::TableSetupColumn("dtype");
-        ImGui::TableSetupColumn("bytes", ImGuiTableColumnFlags_WidthFixed, fs * 8);
-        ImGui::TableSetupColumn("GiB", ImGuiTableColumnFlags_WidthFixed, fs * 3.5f);
-        ImGui::TableHeadersRow();
-        auto row = [](const std::string& name, std::int64_t bytes) {
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(name.c_str());
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(format_count(bytes).c_str());
-            ImGui::TableNextColumn();
-            ImGui::Text("%.3f", static_cast<double>(bytes) / kGiB);
-        };
-        for (const auto& [dtype, bytes] : s["by_dtype"].items()) row(dtype, bytes.is_number_integer() ? bytes.get<std::int64_t>() : 0);
-        row("total", num(s, "total"));
-        ImGui::EndTable();
+        {
+            Grid grid("ckpt", {{"dtype"}, {"bytes", fs * 8}, {"GiB", fs * 3.5f}});
+            grid.header();
+            auto row = [&grid](const std::string& name, std::int64_t bytes) {
+                grid.row();
+                grid.next_cell();
+                ImGui::TextUnformatted(name.c_str());
+                grid.next_cell();
+                ImGui::TextUnformatted(format_count(bytes).c_str());
+                grid.next_cell();
+                ImGui::Text("%.3f", static_cast<double>(bytes) / kGiB);
+            };
+            for (const auto& [dtype, bytes] : s["by_dtype"].items()) row(dtype, bytes.is_number_integer() ? bytes.get<std::int64_t>() : 0);
+            row("total", num(s, "total"));
+        }
         ImGui::TextDisabled("%s. Used as checkpoint_bytes by inference bills.", c.outcome.c_str());
     }
     ImGui::PopTextWrapPos();

@@ -5,6 +5,7 @@
 
 #include <imgui_internal.h>  // PushItemFlag (Tab stops)
 
+#include "grid.hpp"
 #include "ui.hpp"
 #include "vramcalc/layer_stack.hpp"
 #include "vramcalc/scenario_keys.hpp"
@@ -26,14 +27,14 @@ bool contains_ci(const std::string& hay, const std::string& needle) {
     return it != hay.end();
 }
 
-void breakdown_row(const char* what, std::int64_t n, std::int64_t total) {
+void breakdown_row(Grid& grid, const char* what, std::int64_t n, std::int64_t total) {
     if (n <= 0) return;
-    ImGui::TableNextRow();
-    ImGui::TableNextColumn();
+    grid.row();
+    grid.next_cell();
     ImGui::TextUnformatted(what);
-    ImGui::TableNextColumn();
+    grid.next_cell();
     ImGui::Text("%s", format_count(n).c_str());
-    ImGui::TableNextColumn();
+    grid.next_cell();
     ImGui::Text("%.1f %%", 100.0 * static_cast<double>(n) / static_cast<double>(std::max<std::int64_t>(1, total)));
 }
 
@@ -56,24 +57,19 @@ void model_breakdown(const AppState& st) {
                             static_cast<long long>(m.kv_heads), static_cast<long long>(m.vocab));
     }
     ImGui::PopTextWrapPos();
-    if (ImGui::BeginTable("params", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
-        ImGui::TableSetupColumn("parameters");
-        ImGui::TableSetupColumn("count", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 7);
-        ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 4);
-        ImGui::TableHeadersRow();
-        breakdown_row("total", p.total, p.total);
-        if (p.active != p.total) breakdown_row("active per token", p.active, p.total);
-        breakdown_row("embeddings", p.embeddings, p.total);
-        breakdown_row("attention", p.attention, p.total);
-        breakdown_row("MLP", p.mlp, p.total);
-        breakdown_row("routed experts", p.experts, p.total);
-        breakdown_row("router", p.router, p.total);
-        breakdown_row("norms", p.norms, p.total);
-        breakdown_row("LM head", p.lm_head, p.total);
-        if (p.vision > 0) breakdown_row("vision tower", p.vision, p.total);
-        if (p.mamba > 0) breakdown_row("Mamba mixers", p.mamba, p.total);
-        ImGui::EndTable();
-    }
+    Grid grid("params", {{"parameters"}, {"count", ImGui::GetFontSize() * 7}, {"share", ImGui::GetFontSize() * 4}});
+    grid.header();
+    breakdown_row(grid, "total", p.total, p.total);
+    if (p.active != p.total) breakdown_row(grid, "active per token", p.active, p.total);
+    breakdown_row(grid, "embeddings", p.embeddings, p.total);
+    breakdown_row(grid, "attention", p.attention, p.total);
+    breakdown_row(grid, "MLP", p.mlp, p.total);
+    breakdown_row(grid, "routed experts", p.experts, p.total);
+    breakdown_row(grid, "router", p.router, p.total);
+    breakdown_row(grid, "norms", p.norms, p.total);
+    breakdown_row(grid, "LM head", p.lm_head, p.total);
+    if (p.vision > 0) breakdown_row(grid, "vision tower", p.vision, p.total);
+    if (p.mamba > 0) breakdown_row(grid, "Mamba mixers", p.mamba, p.total);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The answer: verdict, the bill, what fits where, curves, and what to change.
+// The answer: verdict, the bill, curves, and what to change (what fits where: panel_fit.cpp).
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -6,6 +6,7 @@
 
 #include <imgui_internal.h>  // PushItemFlag (Tab stops)
 
+#include "grid.hpp"
 #include "ui.hpp"
 #include "vramcalc/bill_format.hpp"
 #include "vramcalc/units.hpp"
@@ -161,62 +162,64 @@ void GuiVerdict(AppState& st) {
     ImGui::PopStyleColor();
 }
 
+namespace {
+
+// The bill's lines: name (with its colour), GiB, share and how each is computed; narrow: two columns.
+void bill_lines(const Bill& b, bool compact) {
+    const float fs = ImGui::GetFontSize();
+    float name_width = fs * 9;  // the longest line name ("communication buffers") with its colour dot
+    for (const auto& c : b.components)
+        name_width = std::max(name_width, ImGui::CalcTextSize(component_label(c.id).c_str()).x + fs * 1.2f);
+    Grid grid = compact ? Grid("bill", {{"component"}, {"GiB", fs * 5}})
+                        : Grid("bill", {{"component", name_width}, {"GiB", fs * 5}, {"share", fs * 4}, {"how it is computed"}});
+    grid.header();
+    for (const auto& c : b.components) {
+        const double share = 100.0 * static_cast<double>(c.bytes) / std::max<double>(1, static_cast<double>(b.device_bytes));
+        grid.row();
+        grid.next_cell();
+        const ImVec2 at = ImGui::GetCursorScreenPos();
+        const float dot = fs * 0.7f, pad = (ImGui::GetTextLineHeight() - dot) * 0.5f, indent = dot + ImGui::GetStyle().ItemInnerSpacing.x;
+        ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + pad), ImVec2(at.x + dot, at.y + pad + dot), component_color(c.id), 2);
+        ImGui::Indent(indent);
+        ImGui::TextUnformatted(component_label(c.id).c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("\"%s\" in the bill JSON", c.id.c_str());
+        if (compact) {
+            ImGui::PushTextWrapPos(0);
+            ImGui::TextDisabled("%s", c.detail.c_str());
+            ImGui::PopTextWrapPos();
+        }
+        ImGui::Unindent(indent);
+        grid.next_cell();
+        ImGui::Text("%.2f", static_cast<double>(c.bytes) / kGiB);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s bytes", format_count(c.bytes).c_str());
+        if (compact) {
+            ImGui::TextDisabled("%.1f %%", share);
+            continue;
+        }
+        grid.next_cell();
+        ImGui::Text("%.1f %%", share);
+        grid.next_cell();
+        ImGui::PushTextWrapPos(0);  // wrapped in its column rather than cut off at the panel's edge
+        ImGui::TextDisabled("%s", c.detail.c_str());
+        ImGui::PopTextWrapPos();
+        if (ImGui::IsItemHovered()) {
+            ImGui::BeginTooltip();
+            ImGui::PushTextWrapPos(fs * 32);
+            ImGui::TextUnformatted(c.detail.c_str());
+            ImGui::PopTextWrapPos();
+            ImGui::EndTooltip();
+        }
+    }
+}
+
+}  // namespace
+
 void GuiBill(AppState& st) {
     if (!st.results.ok) return;
     const Bill& b = st.results.bill;
     const float fs = ImGui::GetFontSize();
     // Narrow (a phone, a small frame): two columns, the "how it is computed" text wrapped under each name.
-    const bool compact = st.narrow || (st.embed && ImGui::GetContentRegionAvail().x < fs * 45);
-    if (ImGui::BeginTable("bill", compact ? 2 : 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
-        float name_width = fs * 9;  // the longest line name ("communication buffers") with its colour dot
-        for (const auto& c : b.components)
-            name_width = std::max(name_width, ImGui::CalcTextSize(component_label(c.id).c_str()).x + fs * 1.2f);
-        ImGui::TableSetupColumn("component", compact ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed, name_width);
-        ImGui::TableSetupColumn("GiB", ImGuiTableColumnFlags_WidthFixed, fs * 5);
-        if (!compact) {
-            ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed, fs * 4);
-            ImGui::TableSetupColumn("how it is computed");
-        }
-        ImGui::TableHeadersRow();
-        for (const auto& c : b.components) {
-            const double share = 100.0 * static_cast<double>(c.bytes) / std::max<double>(1, static_cast<double>(b.device_bytes));
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            const ImVec2 at = ImGui::GetCursorScreenPos();
-            const float dot = fs * 0.7f, pad = (ImGui::GetTextLineHeight() - dot) * 0.5f, indent = dot + ImGui::GetStyle().ItemInnerSpacing.x;
-            ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + pad), ImVec2(at.x + dot, at.y + pad + dot), component_color(c.id), 2);
-            ImGui::Indent(indent);
-            ImGui::TextUnformatted(component_label(c.id).c_str());
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("\"%s\" in the bill JSON", c.id.c_str());
-            if (compact) {
-                ImGui::PushTextWrapPos(0);
-                ImGui::TextDisabled("%s", c.detail.c_str());
-                ImGui::PopTextWrapPos();
-            }
-            ImGui::Unindent(indent);
-            ImGui::TableNextColumn();
-            ImGui::Text("%.2f", static_cast<double>(c.bytes) / kGiB);
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s bytes", format_count(c.bytes).c_str());
-            if (compact) {
-                ImGui::TextDisabled("%.1f %%", share);
-                continue;
-            }
-            ImGui::TableNextColumn();
-            ImGui::Text("%.1f %%", share);
-            ImGui::TableNextColumn();
-            ImGui::PushTextWrapPos(0);  // wrapped in its column rather than cut off at the panel's edge
-            ImGui::TextDisabled("%s", c.detail.c_str());
-            ImGui::PopTextWrapPos();
-            if (ImGui::IsItemHovered()) {
-                ImGui::BeginTooltip();
-                ImGui::PushTextWrapPos(fs * 32);
-                ImGui::TextUnformatted(c.detail.c_str());
-                ImGui::PopTextWrapPos();
-                ImGui::EndTooltip();
-            }
-        }
-        ImGui::EndTable();
-    }
+    bill_lines(b, st.narrow || (st.embed && ImGui::GetContentRegionAvail().x < fs * 45));
     ImGui::Spacing();
     ImGui::PushTextWrapPos(0);
     ImGui::Text("Peak allocated %s  |  reserved %s  |  device %s", gib(b.peak_allocated_bytes).c_str(),
@@ -239,98 +242,6 @@ void GuiBill(AppState& st) {
         if (ImGui::CalcTextSize(formula.c_str()).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
         ImGui::TextDisabled("%s", formula.c_str());
     }
-    ImGui::PopTextWrapPos();
-}
-
-void GuiFit(AppState& st) {
-    if (!st.results.ok) return;
-    const Bill& b = st.results.bill;
-    const bool train = st.results.scenario.workload == Workload::train;
-    const double util = st.results.scenario.target_utilization;
-    const bool fixed_input = st.results.scenario.model.stack != nullptr;  // a layer stack: no sequence to solve for
-    ImGui::PushTextWrapPos(0);
-    if (fixed_input) {
-        ImGui::Text("Largest %s on the %s at %.0f %%: %lld", train ? "micro-batch" : "batch", b.gpu.name.c_str(), util * 100,
-                    static_cast<long long>(train ? b.max_micro_batch.value_or(0) : b.max_batch.value_or(0)));
-        ImGui::TextDisabled("No longest sequence: a layer stack has a fixed input shape.");
-    } else if (train) {
-        ImGui::Text("Largest micro-batch on the %s at %.0f %%: %lld", b.gpu.name.c_str(), util * 100,
-                    static_cast<long long>(b.max_micro_batch.value_or(0)));
-        ImGui::Text("Longest sequence at micro-batch %lld: %lld tokens", static_cast<long long>(st.results.scenario.micro_batch),
-                    static_cast<long long>(b.max_seq_len.value_or(0)));
-    } else {
-        ImGui::Text("Most concurrent sequences on the %s at %.0f %%: %lld", b.gpu.name.c_str(), util * 100,
-                    static_cast<long long>(b.max_concurrent_sequences.value_or(b.max_batch.value_or(0))));
-        ImGui::Text("Longest context at batch %lld: %lld tokens", static_cast<long long>(st.results.scenario.batch),
-                    static_cast<long long>(b.max_context.value_or(0)));
-    }
-    ImGui::PopTextWrapPos();
-    const auto& rows = st.results.catalog;
-    const float fs = ImGui::GetFontSize();
-    const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
-                                  ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp;
-    // Narrow: the GPU's name, whether it fits and the largest batch (the other columns start hidden).
-    const ImGuiTableColumnFlags extra = st.narrow ? ImGuiTableColumnFlags_DefaultHide : 0;
-    if (ImGui::BeginTable(st.narrow ? "catalog_narrow" : "catalog", 6, flags | (st.narrow ? ImGuiTableFlags_Hideable : 0), ImVec2(0, fs * 14))) {
-        ImGui::TableSetupScrollFreeze(0, 1);
-        ImGui::TableSetupColumn("GPU", ImGuiTableColumnFlags_WidthStretch);
-        ImGui::TableSetupColumn("memory GiB", ImGuiTableColumnFlags_WidthFixed | extra, fs * 6.5f);
-        ImGui::TableSetupColumn("fits", ImGuiTableColumnFlags_WidthFixed, fs * 3);
-        ImGui::TableSetupColumn("needs GiB", ImGuiTableColumnFlags_WidthFixed | extra, fs * 5);
-        ImGui::TableSetupColumn(train ? (st.narrow ? "max batch" : "max micro-batch") : "max batch",
-                                ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending,
-                                fs * (st.narrow ? 5 : 7.5f));
-        ImGui::TableSetupColumn(train ? "max seq" : "max context", ImGuiTableColumnFlags_WidthFixed | extra, fs * 5.5f);
-        ImGui::TableHeadersRow();
-        if (ImGuiTableSortSpecs* spec = ImGui::TableGetSortSpecs(); spec && spec->SpecsCount > 0) {
-            st.catalog_sort_column = spec->Specs[0].ColumnIndex;
-            st.catalog_sort_ascending = spec->Specs[0].SortDirection == ImGuiSortDirection_Ascending;
-        }
-        auto key = [&](const CatalogFit& f) -> double {
-            switch (st.catalog_sort_column) {
-                case 1: return static_cast<double>(f.gpu.memory_bytes);
-                case 2: return f.fits ? 1 : 0;
-                case 3: return static_cast<double>(f.device_bytes);
-                case 5: return static_cast<double>(train ? f.max_seq_len : f.max_context);
-                default: return static_cast<double>(f.max_batch);
-            }
-        };
-        // Ties keep the catalog's order (a plain sort on an index: smaller code than stable_sort).
-        std::vector<std::size_t> order(rows.size());
-        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
-            const CatalogFit &x = rows[i], &y = rows[j];
-            if (st.catalog_sort_column == 0 && x.gpu.name != y.gpu.name)
-                return st.catalog_sort_ascending ? x.gpu.name < y.gpu.name : x.gpu.name > y.gpu.name;
-            if (st.catalog_sort_column != 0 && key(x) != key(y)) return st.catalog_sort_ascending ? key(x) < key(y) : key(x) > key(y);
-            return i < j;
-        });
-        for (std::size_t i : order) {
-            const CatalogFit& f = rows[i];
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::PushItemFlag(ImGuiItemFlags_NoTabStop, f.gpu.id != b.gpu.id);  // one Tab stop: the chosen GPU
-            if (ImGui::Selectable((f.gpu.name + "##" + f.gpu.id).c_str(), f.gpu.id == b.gpu.id, ImGuiSelectableFlags_SpanAllColumns))
-                widgets::set(st, "/gpu", f.gpu.id);
-            ImGui::PopItemFlag();
-            ImGui::TableNextColumn();
-            ImGui::Text("%.1f", static_cast<double>(f.gpu.memory_bytes) / kGiB);
-            ImGui::TableNextColumn();
-            const Fit fit = fit_of(f.device_bytes, f.gpu.memory_bytes, util);
-            ImGui::TextColored(fit_color(fit), "%s", fit_word(fit));
-            ImGui::TableNextColumn();
-            ImGui::Text("%.1f", static_cast<double>(f.device_bytes) / kGiB);
-            ImGui::TableNextColumn();
-            ImGui::Text("%lld", static_cast<long long>(f.max_batch));
-            ImGui::TableNextColumn();
-            if (fixed_input) ImGui::TextDisabled("-");
-            else ImGui::Text("%lld", static_cast<long long>(train ? f.max_seq_len : f.max_context));
-        }
-        ImGui::EndTable();
-    }
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("Click a GPU to choose it. Fits: yes within the %.0f %% target, tight above it. Needs GiB: at this "
-                        "scenario's batch; max: within the target utilisation.", util * 100);
     ImGui::PopTextWrapPos();
 }
 
@@ -385,38 +296,32 @@ void GuiAdvisor(AppState& st) {
     const float fs = ImGui::GetFontSize();
     ImGui::TextDisabled(st.results.bill.fits ? "Changes that free memory (for a larger batch), each computed by the estimator:"
                                              : "Changes that would make it fit, each computed by the estimator:");
-    if (ImGui::BeginTable("advice", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
-        ImGui::TableSetupColumn("change", ImGuiTableColumnFlags_WidthStretch);
-        ImGui::TableSetupColumn("time", ImGuiTableColumnFlags_WidthFixed, fs * 6);
-        ImGui::TableSetupColumn("saves", ImGuiTableColumnFlags_WidthFixed, fs * 5.5f);
-        ImGui::TableSetupColumn("then", ImGuiTableColumnFlags_WidthFixed, fs * 8.5f);
-        ImGui::TableSetupColumn("max batch", ImGuiTableColumnFlags_WidthFixed, fs * 5);
-        ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, fs * 3.5f);
-        ImGui::TableHeadersRow();
-        json chosen;
+    json chosen;
+    {
+        Grid grid("advice", {{"change"}, {"time", fs * 6}, {"saves", fs * 5.5f}, {"then", fs * 8.5f}, {"max batch", fs * 5}, {"", fs * 3.5f}});
+        grid.header();
         for (std::size_t i = 0; i < advice.size(); ++i) {
             const Advice& a = advice[i];
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
+            grid.row();
+            grid.next_cell();
             ImGui::TextUnformatted(a.title.c_str());
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\nchanges: %s", a.why.c_str(), a.patch.dump().c_str());
-            ImGui::TableNextColumn();
+            grid.next_cell();
             ImGui::TextUnformatted(price_text(a.speed_ratio).c_str());
-            ImGui::TableNextColumn();
+            grid.next_cell();
             ImGui::Text("%s", gib(a.saving_bytes, 1).c_str());
-            ImGui::TableNextColumn();
+            grid.next_cell();
             const Fit fit = fit_of(a.device_bytes, st.results.bill.gpu.memory_bytes, st.results.scenario.target_utilization);
             ImGui::TextColored(fit_color(fit), "%s %s", gib(a.device_bytes, 1).c_str(), fit == Fit::within_target ? "fits" : fit == Fit::above_target ? "tight" : "no");
-            ImGui::TableNextColumn();
+            grid.next_cell();
             ImGui::Text("%lld", static_cast<long long>(a.max_batch));
-            ImGui::TableNextColumn();
+            grid.next_cell();
             ImGui::PushID(static_cast<int>(i));
             if (ImGui::SmallButton("Apply")) chosen = a.patch;
             ImGui::PopID();
         }
-        ImGui::EndTable();
-        if (!chosen.is_null()) apply_patch(st, chosen);
     }
+    if (!chosen.is_null()) apply_patch(st, chosen);
 }
 
 }  // namespace vramcalc::ui

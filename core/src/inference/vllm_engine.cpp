@@ -8,6 +8,7 @@
 #include "inference/kv_cache.hpp"
 #include "inference/placement.hpp"
 #include "common/checked.hpp"
+#include "common/power_of_two.hpp"
 #include "runtime/runtime.hpp"
 
 namespace vramcalc::detail {
@@ -154,7 +155,7 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     const double moe = moe_workspace_bytes(s, N, c, tp);
     const double V = static_cast<double>(m.vocab);
     const bool triton = s.vllm_sampler == VllmSampler::triton && rows >= 8;
-    const double scratch_rows = std::min(std::exp2(std::ceil(std::log2(std::min(132.0, rows)))), 132.0);
+    const double scratch_rows = std::min(next_power_of_two(std::min(132.0, rows)), 132.0);
     const double sample = triton ? rows * V * 14.0 + scratch_rows * V * 4.0 : rows * V * 38.0;
     const double sampler = sample + (moe > 0 ? moe + N * static_cast<double>(m.hidden) * c : 0.0);
     const double act = std::max(layer_forward_bytes(s, N, N, c, tp) + moe, sampler);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/power_of_two.hpp"
+
 namespace vramcalc::detail {
 namespace {
 
@@ -75,7 +77,7 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
         case Loss::fused: {
             // Liger fused linear cross-entropy: logits exist one chunk of tokens at a time; chunk =
             // next_power_of_2(ceil(T / ceil(V / h))). The input gradient (T x h) is computed in forward.
-            const double chunk = std::pow(2.0, std::ceil(std::log2(std::max(1.0, std::ceil(T / std::ceil(V / h))))));
+            const double chunk = next_power_of_two(std::ceil(T / std::ceil(V / h)));
             l.saved = c * h * T + (head_trained ? 4 * V * h : 0);
             l.forward_peak = (c + 4) * V * std::min(chunk, T);
             l.backward_peak = 0;
