@@ -29,6 +29,8 @@ EM_JS(void, js_read_checkpoint, (const char* base, const char* file, const char*
       { vramcalcPage.readCheckpoint(UTF8ToString(base), UTF8ToString(file), UTF8ToString(if_missing)); });
 EM_JS(void, js_import_config, (const char* name, const char* text),
       { vramcalcPage.importConfig(UTF8ToString(name), UTF8ToString(text)); });
+EM_JS(void, js_convert_repr, (const char* text, const char* input_json),
+      { vramcalcPage.convertRepr(UTF8ToString(text), UTF8ToString(input_json)); });
 EM_JS(void, js_set_hash, (const char* hash), { vramcalcPage.setHash(UTF8ToString(hash)); });
 EM_JS(void, js_open_url, (const char* url), { vramcalcPage.openUrl(UTF8ToString(url)); });
 EM_JS(void, js_set_summary, (const char* text), { vramcalcPage.setSummary(UTF8ToString(text)); });
@@ -94,6 +96,10 @@ void WebPlatform::read_checkpoint(const std::string& base, const std::string& fi
 }
 bool WebPlatform::import_config(const std::string& name, const std::string& text) {
     js_import_config(name.c_str(), text.c_str());
+    return true;
+}
+bool WebPlatform::convert_repr(const std::string& text, const std::string& input_json) {
+    js_convert_repr(text.c_str(), input_json.c_str());
     return true;
 }
 void WebPlatform::set_url_state(const std::string& hash) { js_set_hash(hash.c_str()); }
@@ -220,6 +226,10 @@ EMSCRIPTEN_KEEPALIVE void vramcalc_on_fetched(int ok, const char* url, const cha
 }
 EMSCRIPTEN_KEEPALIVE void vramcalc_on_checkpoint(const char* report_json) {  // read_checkpoint's reports
     if (g_page.app) g_page.app->on_checkpoint(report_json ? report_json : "");
+    wake();
+}
+EMSCRIPTEN_KEEPALIVE void vramcalc_on_repr(const char* answer_json) {  // convert_repr's answer
+    if (g_page.app) g_page.app->on_repr(answer_json ? answer_json : "");
     wake();
 }
 EMSCRIPTEN_KEEPALIVE void vramcalc_on_imported(const char* name, const char* result_json) {  // import_config's answer

@@ -25,6 +25,7 @@ public:
     void fetch_text(const std::string& url) override;
     void read_checkpoint(const std::string& base, const std::string& file, const std::string& if_missing) override;
     bool import_config(const std::string& name, const std::string& text) override;
+    bool convert_repr(const std::string& text, const std::string& input_json) override;
     void set_url_state(const std::string& hash) override;
     std::string share_link(const std::string& hash) const override;
     void open_url(const std::string& url) override;

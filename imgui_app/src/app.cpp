@@ -98,6 +98,10 @@ void App::on_imported(const std::string& name, const std::string& result_json) {
     import_answered(st_, name, r);
 }
 
+void App::on_repr(const std::string& answer_json) {
+    repr_answered(st_, json::parse(std::string_view(answer_json), nullptr, false));
+}
+
 void App::update() {
     if (!st_.dirty) return;
     st_.dirty = false;

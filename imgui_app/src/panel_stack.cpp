@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <charconv>
 
+#if VRAMCALC_UI_TORCH_REPR
 #include "vramcalc/torch_repr.hpp"
+#endif
 
 #include <misc/cpp/imgui_stdlib.h>  // after imgui.h (it does not include it)
 
@@ -46,19 +48,31 @@ void repr_paste(AppState& st) {
     ImGui::InputText("input shape per sample", &st.repr_input);
     if (ImGui::Button("Convert to layers")) {
         const std::vector<i64> shape = shape_of(st.repr_input);
-        auto r = shape.empty() ? Result<ReprImport>{} : layer_stack_from_torch_repr(st.repr_text, shape);
         if (shape.empty()) set_status(st, "The input shape is a list of positive sizes, e.g. 3, 224, 224.", true);
-        else if (!r.ok()) set_status(st, r.error_text(), true);
-        else {
-            st.stack_text = r->stack.dump(1);
-            st.repr_notes = r->notes;
-            set_status(st, "Converted: check the layers above, then \"Use this stack\".");
-        }
+#if VRAMCALC_UI_TORCH_REPR
+        else repr_answered(st, repr_answer(layer_stack_from_torch_repr(st.repr_text, shape)));
+#else
+        else if (st.platform->convert_repr(st.repr_text, json(shape).dump())) set_status(st, "Converting (loading the converter)...");
+        else set_status(st, "This build does not convert print(model) (the CLI's vramcalc does)", true);
+#endif
     }
     for (const auto& n : st.repr_notes) ImGui::TextWrapped("- %s", n.c_str());
 }
 
 }  // namespace
+
+void repr_answered(AppState& st, const json& answer) {
+    if (!answer.is_object() || !answer.value("ok", false)) {
+        std::string why;
+        if (answer.is_object() && answer.contains("errors") && answer["errors"].is_array())
+            for (const auto& e : answer["errors"]) why += (why.empty() ? "" : "; ") + e.value("message", std::string());
+        set_status(st, "print(model): " + (why.empty() ? std::string("the converter gave no answer") : why), true);
+        return;
+    }
+    st.stack_text = answer["stack"].dump(1);
+    st.repr_notes = answer.value("notes", std::vector<std::string>());
+    set_status(st, "Converted: check the layers above, then \"Use this stack\".");
+}
 
 void GuiLayerStack(AppState& st) {
     const float fs = ImGui::GetFontSize();

@@ -55,6 +55,9 @@ void apply_import(AppState& st, const std::string& name, const nlohmann::json& i
 // An importer's answer (the core's import_answer, whichever module gave it): applied, or its errors on
 // the status line.
 void import_answered(AppState& st, const std::string& name, const nlohmann::json& answer);
+// A print(model) converted to a layer stack (the core's repr_answer, from the UI's converter or the
+// platform's): into the layer-stack editor with its notes, or its errors on the status line.
+void repr_answered(AppState& st, const nlohmann::json& answer);
 // The checkpoint read's reports (panel_checkpoint.cpp), and its outcome as text for the summary.
 void checkpoint_answer(AppState& st, const std::string& report_json);
 std::string checkpoint_summary(const AppState& st);

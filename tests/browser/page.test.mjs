@@ -735,6 +735,65 @@ await check("another tool's config dropped on the page loads the importer then, 
   await p.close();
 });
 
+await check('a print(model) pasted into the layer-stack editor is converted by the importer module, and the stack is used', async () => {
+  // print(nn.Sequential(...)) of a small CNN on 32x32 inputs (tests/unit-torch-repr.cpp converts the same repr).
+  const repr = ['Sequential(',
+    '  (0): Conv2d(3, 16, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))',
+    '  (1): BatchNorm2d(16, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)',
+    '  (2): ReLU(inplace=True)',
+    '  (3): MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)',
+    '  (4): Flatten(start_dim=1, end_dim=-1)',
+    '  (5): Linear(in_features=4096, out_features=10, bias=True)',
+    ')'].join('\n');
+  const p = await open(base + '#v=1&model=llama-3.1-8b', {width: 1400, height: 1100});
+  await p.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await waitSummary(p, t => /GiB/.test(t));
+  const at = label => p.evaluate(l => window.vramcalcPage.controlAt(l), label);
+  const waitAt = async label => {
+    for (let i = 0; i < 60; i++) {
+      const c = await at(label);
+      if (c) return c;
+      await p.waitForTimeout(50);
+    }
+    throw new Error('control not drawn: ' + label);
+  };
+  await p.mouse.click(...await waitAt('Layer stack (CNN, ViT, your own layers) as JSON'));
+  // The repr through the clipboard, as a person pastes it (Ctrl+V in the field).
+  await p.mouse.click(...await waitAt('##repr'));
+  await p.evaluate(t => navigator.clipboard.writeText(t), repr);
+  await p.keyboard.press('Control+V');
+  for (let i = 0; i < 40 && (await p.evaluate(() => window.vramcalcPage.activeText())) !== repr; i++) await p.waitForTimeout(50);
+  assert(await p.evaluate(() => window.vramcalcPage.activeText()) === repr, 'the pasted repr did not reach the field');
+  let typed = '';
+  for (let attempt = 0; attempt < 5 && typed !== '3, 32, 32'; attempt++) {
+    await p.mouse.click(...await waitAt('input shape per sample'));
+    await p.keyboard.press('Control+A');
+    await p.keyboard.type('3, 32, 32', {delay: 5});
+    for (let i = 0; i < 40 && typed !== '3, 32, 32'; i++) {
+      await p.waitForTimeout(50);
+      typed = await p.evaluate(() => window.vramcalcPage.activeText());
+    }
+  }
+  assert(typed === '3, 32, 32', 'typed input shape: ' + typed);
+  await p.mouse.click(...await waitAt('Convert to layers'));
+  await waitStatus(p, t => t.startsWith('Converted'));
+  await p.mouse.click(...await waitAt('Use this stack'));
+  const model = await (async () => {
+    for (let i = 0; i < 60; i++) {
+      const m = (await p.evaluate(() => window.vramcalcPage.formField('/model'))).value;
+      if (m && typeof m === 'object') return m;
+      await p.waitForTimeout(50);
+    }
+    return null;
+  })();
+  assert(model && JSON.stringify(model.input) === '[3,32,32]' && model.layers.length === 6, 'the stack in use: ' + JSON.stringify(model));
+  // The page's bill for the converted stack is the CLI's for the same stack (the page's default workload).
+  const gib = (cliBill({model}).per_gpu.device_bytes / 2 ** 30).toFixed(2);
+  await waitSummary(p, t => t.includes(gib + ' GiB'));
+  assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
+  await p.close();
+});
+
 if (args.measure) {
   const pageFiles = ['index.html', 'page.js', 'vramcalc.js', 'vramcalc.wasm'];
   metrics.transfer_gzip_bytes = pageFiles.reduce((n, f) => n + zlib.gzipSync(fs.readFileSync(path.join(dist, f)), {level: 9}).length, 0);

@@ -363,6 +363,18 @@
         report('{"ok":false,"errors":[{"field":"","message":"the config importer (vramcalc-import.js) did not load"}]}');
       });
     },
+    // A PyTorch print(model) for the layer-stack editor: the converter is in the importer's module too.
+    convertRepr: function (text, input) {
+      function report(json) { call('vramcalc_on_repr', ['string'], [json]); }
+      loadModule('vramcalc-import.js', 'vramcalcImport').then(function (m) {
+        var p = toModule(m, text), q = toModule(m, input), json = m.UTF8ToString(m._repr_run(p, m.lengthBytesUTF8(text), q));
+        m._free(p);
+        m._free(q);
+        report(json);
+      }, function () {
+        report('{"ok":false,"errors":[{"field":"","message":"the converter (vramcalc-import.js) did not load"}]}');
+      });
+    },
     // The UI's glyphs for web/browser_fonts.cpp, drawn with the canvas 2D text of the system's sans-serif
     // font (the desktop app has its bundled Karla instead). Each size is scaled so that a reference line is
     // as wide as Karla sets it (Karla's advances: 30.74 x the ImGui font size for REF, measured in Chromium),

@@ -23,4 +23,8 @@ struct ReprImport {
 // `input`: the per-sample input shape (the repr does not say it), e.g. {3, 224, 224}.
 Result<ReprImport> layer_stack_from_torch_repr(std::string_view text, const std::vector<i64>& input);
 
+// The conversion as JSON, for a UI that gets it from another module (the page's importer):
+// {"ok": true, "stack": {...}, "notes": [...]} or {"ok": false, "errors": [{"field", "message"}]}.
+nlohmann::json repr_answer(const Result<ReprImport>& result);
+
 }  // namespace vramcalc

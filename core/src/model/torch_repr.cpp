@@ -221,4 +221,12 @@ Result<ReprImport> layer_stack_from_torch_repr(std::string_view text, const std:
     return out;
 }
 
+json repr_answer(const Result<ReprImport>& r) {
+    if (r.ok()) return {{"ok", true}, {"stack", r->stack}, {"notes", r->notes}};
+    json errors = json::array();
+    for (const auto& e : r.errors) errors.push_back({{"field", e.field}, {"message", e.message}});
+    if (errors.empty()) errors.push_back({{"field", "repr"}, {"message", "no conversion"}});
+    return {{"ok", false}, {"errors", std::move(errors)}};
+}
+
 }  // namespace vramcalc

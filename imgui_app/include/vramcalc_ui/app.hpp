@@ -119,6 +119,8 @@ public:
     // Platform::import_config's answer for the config `name`: import_to_json's object with "ok": true, or
     // {"ok": false, "errors": [{"field", "message"}]} (the core's import_answer).
     void on_imported(const std::string& name, const std::string& result_json);
+    // Platform::convert_repr's answer: the core's repr_answer.
+    void on_repr(const std::string& answer_json);
 
     // Recompute if needed, then draw one frame of the UI (inside an ImGui frame).
     void draw_frame();

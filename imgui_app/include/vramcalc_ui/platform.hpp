@@ -1,7 +1,7 @@
 // What the calculator's UI asks of the platform it runs on (the web page or the desktop app). Each
 // platform implements this once (web/main_web.cpp, imgui_app/desktop/main_desktop.cpp); the panels never
 // see browser or OS calls. Results of asynchronous requests come back through App (on_file, on_fetched, on_checkpoint,
-// on_imported).
+// on_imported, on_repr).
 #pragma once
 
 #include <string>
@@ -36,6 +36,13 @@ public:
     // "ok", or {"ok": false, "errors": [...]}: the core's import_answer) arrives later through App::on_imported.
     virtual bool import_config(const std::string& name, const std::string& text) {
         (void)name, (void)text;
+        return false;
+    }
+    // Turn a PyTorch print(model) into a layer stack where the UI was built without the converter (the page:
+    // it is in the importer's module). `input_json` is the per-sample shape as a JSON array. Returns false
+    // when the platform cannot; otherwise the core's repr_answer arrives later through App::on_repr.
+    virtual bool convert_repr(const std::string& text, const std::string& input_json) {
+        (void)text, (void)input_json;
         return false;
     }
     // The shareable link for the current scenario: `hash` has no leading '#'. The web page also keeps it
