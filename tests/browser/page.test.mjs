@@ -557,20 +557,21 @@ function cliWeights(dir) {
   return JSON.parse(execFileSync(cli, ['weights', path.join(checkpoints, dir), '--json'], {encoding: 'utf8'}));
 }
 // Opens the Hub section of the model panel, types a Hub id and clicks a button there.
+// The centre of the control labelled `label` once the page draws it.
+async function waitAt(p, label) {
+  for (let i = 0; i < 60; i++) {
+    const c = await p.evaluate(l => window.vramcalcPage.controlAt(l), label);
+    if (c) return c;
+    await p.waitForTimeout(50);
+  }
+  throw new Error('control not drawn: ' + label);
+}
 async function hubAction(p, id, button) {
   const at = label => p.evaluate(l => window.vramcalcPage.controlAt(l), label);
-  const waitAt = async label => {
-    for (let i = 0; i < 60; i++) {
-      const c = await at(label);
-      if (c) return c;
-      await p.waitForTimeout(50);
-    }
-    throw new Error('control not drawn: ' + label);
-  };
-  if (!await at('##hub')) await p.mouse.click(...await waitAt('Any Hugging Face model (config.json)'));
+  if (!await at('##hub')) await p.mouse.click(...await waitAt(p, 'Any Hugging Face model (config.json)'));
   let typed = '';
   for (let attempt = 0; attempt < 5 && typed !== id; attempt++) {  // a busy machine may drop a key: type again
-    await p.mouse.click(...await waitAt('##hub'));
+    await p.mouse.click(...await waitAt(p, '##hub'));
     await p.waitForTimeout(100);
     await p.keyboard.press('Control+A');
     await p.keyboard.type(id, {delay: 5});
@@ -580,7 +581,7 @@ async function hubAction(p, id, button) {
     }
   }
   assert(typed === id, `typed ${JSON.stringify(typed)} into the Hub id field, wanted ${id}`);
-  await p.mouse.click(...await waitAt(button));
+  await p.mouse.click(...await waitAt(p, button));
 }
 const READ = 'Read exact weight bytes from the checkpoint';
 const dtypes = s => Object.fromEntries([...(s.split('\nCheckpoint: ')[1] || '').matchAll(/; (\S+) (\d+) B/g)].map(m => [m[1], Number(m[2])]));
@@ -748,25 +749,16 @@ await check('a print(model) pasted into the layer-stack editor is converted by t
   const p = await open(base + '#v=1&model=llama-3.1-8b', {width: 1400, height: 1100});
   await p.context().grantPermissions(['clipboard-read', 'clipboard-write']);
   await waitSummary(p, t => /GiB/.test(t));
-  const at = label => p.evaluate(l => window.vramcalcPage.controlAt(l), label);
-  const waitAt = async label => {
-    for (let i = 0; i < 60; i++) {
-      const c = await at(label);
-      if (c) return c;
-      await p.waitForTimeout(50);
-    }
-    throw new Error('control not drawn: ' + label);
-  };
-  await p.mouse.click(...await waitAt('Layer stack (CNN, ViT, your own layers) as JSON'));
+  await p.mouse.click(...await waitAt(p, 'Layer stack (CNN, ViT, your own layers) as JSON'));
   // The repr through the clipboard, as a person pastes it (Ctrl+V in the field).
-  await p.mouse.click(...await waitAt('##repr'));
+  await p.mouse.click(...await waitAt(p, '##repr'));
   await p.evaluate(t => navigator.clipboard.writeText(t), repr);
   await p.keyboard.press('Control+V');
   for (let i = 0; i < 40 && (await p.evaluate(() => window.vramcalcPage.activeText())) !== repr; i++) await p.waitForTimeout(50);
   assert(await p.evaluate(() => window.vramcalcPage.activeText()) === repr, 'the pasted repr did not reach the field');
   let typed = '';
   for (let attempt = 0; attempt < 5 && typed !== '3, 32, 32'; attempt++) {
-    await p.mouse.click(...await waitAt('input shape per sample'));
+    await p.mouse.click(...await waitAt(p, 'input shape per sample'));
     await p.keyboard.press('Control+A');
     await p.keyboard.type('3, 32, 32', {delay: 5});
     for (let i = 0; i < 40 && typed !== '3, 32, 32'; i++) {
@@ -775,9 +767,9 @@ await check('a print(model) pasted into the layer-stack editor is converted by t
     }
   }
   assert(typed === '3, 32, 32', 'typed input shape: ' + typed);
-  await p.mouse.click(...await waitAt('Convert to layers'));
+  await p.mouse.click(...await waitAt(p, 'Convert to layers'));
   await waitStatus(p, t => t.startsWith('Converted'));
-  await p.mouse.click(...await waitAt('Use this stack'));
+  await p.mouse.click(...await waitAt(p, 'Use this stack'));
   const model = await (async () => {
     for (let i = 0; i < 60; i++) {
       const m = (await p.evaluate(() => window.vramcalcPage.formField('/model'))).value;
