@@ -81,10 +81,10 @@ void GuiModel(AppState& st) {
     const json& model = st.scenario.contains("model") ? st.scenario["model"] : json();
     const std::string current = model.is_string() ? model.get<std::string>() : "";
     if (model.is_object() && model.contains("layers"))
-        ImGui::TextWrapped("Model: your layer stack (%s, %zu layers listed)", model.value("name", std::string("unnamed")).c_str(),
+        ImGui::TextWrapped("Model: your layer stack (%s, %zu layers listed)", w::text_at(model, "name", "unnamed").c_str(),
                     model["layers"].is_array() ? model["layers"].size() : std::size_t{0});
     else if (model.is_object())
-        ImGui::TextWrapped("Model: your config.json (%s)", model.value("model_type", std::string("unknown type")).c_str());
+        ImGui::TextWrapped("Model: your config.json (%s)", w::text_at(model, "model_type", "unknown type").c_str());
     else if (const ModelPreset* p = st.catalog->find_model(current))
         ImGui::TextWrapped("Model: %s  (%s parameters)", p->name.c_str(), format_params_short(p->params.total).c_str());
 
@@ -298,12 +298,11 @@ void GuiHardware(AppState& st) {
         ImGui::EndCombo();
     }
     if (custom) {
-        std::string name = gpu.value("name", std::string("custom GPU"));
+        std::string name = w::text_at(gpu, "name", "custom GPU");
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
         if (ImGui::InputText("name", &name)) w::set(st, "/gpu/name", name);
         ImGui::SameLine();
-        double mem = gpu.contains("memory_gib") ? gpu["memory_gib"].get<double>()
-                                                 : static_cast<double>(gpu.value("memory_bytes", std::int64_t{0})) / kGiB;
+        double mem = gpu.contains("memory_gib") ? w::number_at(gpu, "memory_gib", 0) : w::number_at(gpu, "memory_bytes", 0) / kGiB;
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
         if (ImGui::InputDouble("GiB", &mem, 0, 0, "%.1f")) {
             st.scenario["gpu"].erase("memory_bytes");

@@ -79,6 +79,10 @@ bool Bool(AppState& st, const char* label, const std::string& ptr);
 void Help(const char* key);          // (?) marker with the memory effect of a scenario key
 const char* help_text(const std::string& key);
 void SectionTitle(const char* text);
+// A key of an object the user wrote (a pasted layer stack, config or custom GPU): its value when it has
+// the type shown, else the fallback. The core's reader reports the bad value; the form must not trip on it.
+std::string text_at(const nlohmann::json& j, const char* key, const std::string& fallback);
+double number_at(const nlohmann::json& j, const char* key, double fallback);
 }  // namespace widgets
 
 // Drawing helpers (charts.cpp).

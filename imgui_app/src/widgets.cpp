@@ -184,6 +184,13 @@ bool Bool(AppState& st, const char* label, const std::string& ptr) {
     return edited;
 }
 
+std::string text_at(const json& j, const char* key, const std::string& fallback) {
+    return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
+}
+double number_at(const json& j, const char* key, double fallback) {
+    return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
+}
+
 }  // namespace vramcalc::ui::widgets
 
 namespace vramcalc::ui {

@@ -215,6 +215,14 @@ await check('a broken hash shows an error and the page keeps working', async () 
   await waitSummary(p, t => /problems/.test(t) && /model/.test(t));
   await p.evaluate(() => { location.hash = '#v=1&model=gpt2&micro_batch=4'; });
   await waitSummary(p, t => /GPT-2|gpt2/i.test(t));
+  // A pasted model or GPU whose keys have the wrong JSON type: the bill or the reader's error, no crash
+  // (the form once read a layer stack's "name": 5 as a string, and the page stopped drawing).
+  const b64 = j => Buffer.from(JSON.stringify(j)).toString('base64').replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+  await p.evaluate(h => { location.hash = h; }, '#v=1&config=' + b64({input: [3, 32, 32], layers: [{type: 'flatten'}], name: 5}));
+  await waitSummary(p, t => /^layer stack on .* GiB/.test(t));
+  await p.evaluate(() => { location.hash = '#v=1&model=gpt2&gpu.name=5&gpu.memory_gib=%22abc%22'; });
+  await waitSummary(p, t => /gpu\.name: got 5/.test(t) && /gpu\.memory_gib/.test(t));
+  assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
   await p.close();
 });
 await check('a bad value marks its own field and the form keeps every other value', async () => {

@@ -1,7 +1,6 @@
 #include "vramcalc/json_text.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <set>
 #include <vector>
 
@@ -34,8 +33,11 @@ std::string shown_key(const std::string& key) {
     return key.size() > 60 ? out + "..." : out;
 }
 
-// Watches the parser's events for an object that has the same key twice; remembers the first one.
-struct DuplicateKeys {
+// Checks JSON text through the parser's SAX events without building it: the syntax error nlohmann reports
+// (handed to parse_error, never thrown: the page's wasm is built without exception handling) and the
+// first object that has the same key twice.
+struct JsonCheck {
+    using json = nlohmann::json;
     struct Open {
         std::set<std::string> keys;
         std::string path;     // dotted path of this object ("" at the top, "lora", "model")
@@ -43,7 +45,8 @@ struct DuplicateKeys {
         bool is_object = true;
     };
     std::vector<Open> stack;
-    std::string found;  // "lora.rank", empty: none
+    std::string duplicate;  // "lora.rank", empty: none
+    std::string error;      // nlohmann's reason, empty: the text parses
 
     std::string child_path() const {
         if (stack.empty()) return "";
@@ -51,19 +54,36 @@ struct DuplicateKeys {
         if (!top.is_object) return top.path + "[]";
         return top.path.empty() ? top.pending : top.path + "." + top.pending;
     }
-    bool operator()(int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-        using E = nlohmann::json::parse_event_t;
-        if (event == E::object_start || event == E::array_start) {
-            stack.push_back({{}, child_path(), {}, event == E::object_start});
-        } else if (event == E::object_end || event == E::array_end) {
-            if (!stack.empty()) stack.pop_back();
-        } else if (event == E::key && !stack.empty() && parsed.is_string()) {
-            Open& top = stack.back();
-            top.pending = parsed.get<std::string>();
-            if (!top.keys.insert(top.pending).second && found.empty())
-                found = shown_key(top.path.empty() ? top.pending : top.path + "." + top.pending);
-        }
+    bool open(bool is_object) {
+        stack.push_back({{}, child_path(), {}, is_object});
         return true;
+    }
+    bool close() {
+        if (!stack.empty()) stack.pop_back();
+        return true;
+    }
+    bool null() { return true; }
+    bool boolean(bool) { return true; }
+    bool number_integer(json::number_integer_t) { return true; }
+    bool number_unsigned(json::number_unsigned_t) { return true; }
+    bool number_float(json::number_float_t, const json::string_t&) { return true; }
+    bool string(json::string_t&) { return true; }
+    bool binary(json::binary_t&) { return true; }
+    bool start_object(std::size_t) { return open(true); }
+    bool end_object() { return close(); }
+    bool start_array(std::size_t) { return open(false); }
+    bool end_array() { return close(); }
+    bool key(json::string_t& k) {
+        if (stack.empty()) return true;
+        Open& top = stack.back();
+        top.pending = k;
+        if (!top.keys.insert(k).second && duplicate.empty())
+            duplicate = shown_key(top.path.empty() ? k : top.path + "." + k);
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
+        error = e.what();
+        return false;
     }
 };
 
@@ -85,19 +105,13 @@ std::optional<nlohmann::json> parse_json_text(std::string_view text, std::string
         why = "not valid JSON here: nests deeper than " + std::to_string(kMaxJsonDepth) + " levels";
         return std::nullopt;
     }
-    try {
-        DuplicateKeys dup;
-        auto j = nlohmann::json::parse(text.begin(), text.end(), std::ref(dup));
-        if (!dup.found.empty()) {
-            why = "duplicate key \"" + dup.found + "\": each key may appear once in an object (which one was meant?)";
-            return std::nullopt;
-        }
-        return j;
-    } catch (const nlohmann::json::exception& e) {
+    JsonCheck check;
+    nlohmann::json::sax_parse(text.begin(), text.end(), &check);
+    if (!check.error.empty()) {
         // nlohmann's reason ("parse error at line 1, column 36: syntax error while parsing value -
         // invalid literal; last read: ..."), without its tag and with non-ASCII bytes shown as '?'
         // (the text it quotes may be the invalid UTF-8 being reported).
-        std::string reason = e.what();
+        std::string reason = check.error;
         if (const auto tag = reason.find("] "); reason.rfind("[json.exception.", 0) == 0 && tag != std::string::npos)
             reason.erase(0, tag + 2);
         for (auto& c : reason)
@@ -106,6 +120,16 @@ std::optional<nlohmann::json> parse_json_text(std::string_view text, std::string
         why = "not valid JSON (" + reason + ")";
         return std::nullopt;
     }
+    if (!check.duplicate.empty()) {
+        why = "duplicate key \"" + check.duplicate + "\": each key may appear once in an object (which one was meant?)";
+        return std::nullopt;
+    }
+    auto j = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) {  // not expected: the check above parsed the same text
+        why = "not valid JSON";
+        return std::nullopt;
+    }
+    return j;
 }
 
 nlohmann::json problems_to_json(const Problems& problems) {
