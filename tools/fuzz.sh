@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzz targets (tests/fuzz, libFuzzer + ASan + UBSan): builds build/asan with clang (cmake/sanitizers.cmake),
 # replays the inputs of every bug found so far (tests/fuzz/regressions/<target>/), then runs each target
-# for SECONDS (default 60), one after the other, from its committed seed corpus (tests/fuzz/corpus/<target>/).
+# for SECONDS (default 60), as many at a time as there are cores, from its committed seed corpus
+# (tests/fuzz/corpus/<target>/).
 # New corpus entries go to build/fuzz-work/ (the committed corpus is only read). Any crash, leak, UB report
 # or broken invariant fails the run and leaves the input in build/fuzz-work/.
 #   bash tools/fuzz.sh [SECONDS] [TARGET...]     targets: config scenario url_state estimate checkpoint
@@ -32,27 +33,45 @@ cmake --build "$BUILD" -j "$JOBS" $(printf -- '--target fuzz_%s ' "${TARGETS[@]}
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
-rc=0
-for t in "${TARGETS[@]}"; do
-  bin="$BUILD/tests/fuzz/fuzz_$t"
+# One target's replay and run; its one-line outcome goes to $WORK/$t.outcome, starting with ok or FAILED.
+fuzz_one() {
+  local t="$1" bin="$BUILD/tests/fuzz/fuzz_$1" log="$WORK/$1.log" out="$WORK/$1.outcome" start execs
   mkdir -p "$WORK/$t"
   if compgen -G "$ROOT/tests/fuzz/regressions/$t/*" >/dev/null; then
     "$bin" "$ROOT"/tests/fuzz/regressions/"$t"/* >"$WORK/$t.replay.log" 2>&1 \
-      || { say "$t: a regression input fails again (see $WORK/$t.replay.log)"; rc=1; continue; }
+      || { echo "FAILED $t: a regression input fails again (see $WORK/$t.replay.log)" >"$out"; return; }
   fi
-  log="$WORK/$t.log"
   # The seed corpus, where the target has one (git keeps no empty folder: the estimator target builds its
   # scenarios from raw bytes and starts from nothing).
-  seeds=(); [ -d "$ROOT/tests/fuzz/corpus/$t" ] && seeds=("$ROOT/tests/fuzz/corpus/$t")
-  runs=(); [ -n "${VRAMCALC_FUZZ_RUNS:-}" ] && runs=(-runs="$VRAMCALC_FUZZ_RUNS")
+  local seeds=() runs=()
+  [ -d "$ROOT/tests/fuzz/corpus/$t" ] && seeds=("$ROOT/tests/fuzz/corpus/$t")
+  [ -n "${VRAMCALC_FUZZ_RUNS:-}" ] && runs=(-runs="$VRAMCALC_FUZZ_RUNS")
   start=$(date +%s)
   if "$bin" -max_total_time="$SECONDS_EACH" "${runs[@]}" -print_final_stats=1 -artifact_prefix="$WORK/$t-" \
        "$WORK/$t" "${seeds[@]}" >"$log" 2>&1; then
     execs=$(awk '/stat::number_of_executed_units/{print $2}' "$log")
-    say "$t: ${execs:-?} executions in $(( $(date +%s) - start )) s, no crash, $CHECKED"
+    echo "ok $t: ${execs:-?} executions in $(( $(date +%s) - start )) s, no crash, $CHECKED" >"$out"
   else
-    say "$t: FAILED (log: $log)"; grep -E "ERROR|INVARIANT|runtime error|SUMMARY" "$log" | head -5 >&2 || true
+    echo "FAILED $t: (log: $log)" >"$out"
+  fi
+}
+
+# The targets run side by side, as many at a time as there are cores (each gets SECONDS of its own).
+rm -f "$WORK"/*.outcome
+running=0
+for t in "${TARGETS[@]}"; do
+  fuzz_one "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$JOBS" ]; then wait -n || true; running=$((running - 1)); fi
+done
+wait
+rc=0
+for t in "${TARGETS[@]}"; do
+  line=$(cat "$WORK/$t.outcome" 2>/dev/null || echo "FAILED $t: no outcome")
+  say "${line#ok }"
+  if [ "${line%% *}" != ok ]; then
     rc=1
+    grep -E "ERROR|INVARIANT|runtime error|SUMMARY" "$WORK/$t.log" 2>/dev/null | head -5 >&2 || true
   fi
 done
 exit $rc
