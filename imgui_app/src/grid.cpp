@@ -71,7 +71,8 @@ void Grid::header(GridSort* sort) {
             ImGui::RenderArrow(dl, at, ImGui::GetColorU32(ImGuiCol_Text), sort->ascending ? ImGuiDir_Up : ImGuiDir_Down, 0.65f);
         }
     }
-    --rows_;  // the header does not count for the alternate backgrounds
+    end_row();
+    rows_ = 0;  // the header does not count for the alternate backgrounds
 }
 
 void Grid::row() {

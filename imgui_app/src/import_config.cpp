@@ -25,19 +25,23 @@ bool import_into(AppState& st, const std::string& name, const std::string& text)
 #endif
 }
 
+std::string answer_errors(const nlohmann::json& answer, const char* if_none) {
+    std::string why;
+    if (answer.is_object() && answer.contains("errors") && answer["errors"].is_array())
+        for (const auto& e : answer["errors"]) {
+            if (!why.empty()) why += "; ";
+            const std::string field = widgets::text_at(e, "field", "");
+            why += (field.empty() ? "" : field + ": ") + widgets::text_at(e, "message", "");
+        }
+    return why.empty() ? if_none : why;
+}
+
 void import_answered(AppState& st, const std::string& name, const nlohmann::json& answer) {
     if (answer.is_object() && answer.value("ok", false)) {
         apply_import(st, name, answer);
         return;
     }
-    std::string why;
-    if (answer.is_object() && answer.contains("errors") && answer["errors"].is_array())
-        for (const auto& e : answer["errors"]) {
-            if (!why.empty()) why += "; ";
-            const std::string field = e.value("field", std::string());
-            why += (field.empty() ? "" : field + ": ") + e.value("message", std::string());
-        }
-    set_status(st, name + ": " + (why.empty() ? std::string("the importer gave no answer") : why), true);
+    set_status(st, name + ": " + answer_errors(answer, "the importer gave no answer"), true);
 }
 
 void apply_import(AppState& st, const std::string& name, const nlohmann::json& imported) {

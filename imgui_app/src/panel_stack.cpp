@@ -63,10 +63,7 @@ void repr_paste(AppState& st) {
 
 void repr_answered(AppState& st, const json& answer) {
     if (!answer.is_object() || !answer.value("ok", false)) {
-        std::string why;
-        if (answer.is_object() && answer.contains("errors") && answer["errors"].is_array())
-            for (const auto& e : answer["errors"]) why += (why.empty() ? "" : "; ") + e.value("message", std::string());
-        set_status(st, "print(model): " + (why.empty() ? std::string("the converter gave no answer") : why), true);
+        set_status(st, "print(model): " + answer_errors(answer, "the converter gave no answer"), true);
         return;
     }
     st.stack_text = answer["stack"].dump(1);

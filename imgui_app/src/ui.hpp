@@ -55,6 +55,9 @@ void apply_import(AppState& st, const std::string& name, const nlohmann::json& i
 // An importer's answer (the core's import_answer, whichever module gave it): applied, or its errors on
 // the status line.
 void import_answered(AppState& st, const std::string& name, const nlohmann::json& answer);
+// A module's {"ok": false, "errors": [{"field", "message"}]} answer as one line ("field: message; ..."),
+// or `if_none` when it lists none.
+std::string answer_errors(const nlohmann::json& answer, const char* if_none);
 // A print(model) converted to a layer stack (the core's repr_answer, from the UI's converter or the
 // platform's): into the layer-stack editor with its notes, or its errors on the status line.
 void repr_answered(AppState& st, const nlohmann::json& answer);
