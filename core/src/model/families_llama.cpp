@@ -212,6 +212,9 @@ void qwen_v1(ModelSpec& m, FieldReader& r, Inventory& inv) {
     // QWenLMHeadModel.forward: shift_logits = lm_logits[..., :-1, :].contiguous() copies the 16-bit logits
     // before the loss (and the slice's backward builds a zero-filled full-size gradient).
     m.traits.shifted_logits_copy = true;
+    // Its loss is CrossEntropyLoss()(shift_logits, shift_labels) with no .float(): outside an autocast
+    // region (DeepSpeed under the HF Trainer) the log-softmax runs in the 16-bit dtype (loss.cpp).
+    m.traits.loss_upcasts_logits = false;
     inv.embedding("wte", m.vocab, m.hidden);
     inv.linear(PC::attention, Role::qkv, "c_attn", m.hidden, 3 * proj, true, L);
     inv.linear(PC::attention, Role::o, "c_proj", proj, m.hidden, bias, L);

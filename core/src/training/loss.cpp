@@ -25,11 +25,24 @@ void add_final_softcap(const Scenario& s, const ModelSpec& m, double c, double T
 
 }  // namespace
 
+// Bytes per logit of the fp32 copy the loss makes, 0 when it runs in the compute dtype. .float() on fp32
+// logits is a no-op. Under the HF Trainer with 16-bit precision, accelerate runs the forward inside
+// torch.autocast, whose fp32 op list holds log_softmax / cross_entropy, so the loss is fp32 whatever the
+// model code does (accelerate accelerator.py, native_amp). With DeepSpeed, accelerate leaves native_amp off
+// (accelerate 0.22 accelerator.py: native_amp excludes DistributedType.DEEPSPEED) and the engine has no
+// autocast, so only a model whose forward calls logits.float() (transformers' causal-LM heads) upcasts;
+// Qwen-1's remote code (loss_upcasts_logits false) keeps a 16-bit log-softmax.
+double loss_upcast_bytes(const Scenario& s, const ModelSpec& m, double c) {
+    if (c == 4) return 0;
+    if (s.framework == Framework::deepspeed && !m.traits.loss_upcasts_logits) return 0;
+    return 4;
+}
+
 LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T, bool head_trained) {
     const double V = static_cast<double>(m.vocab), h = static_cast<double>(m.hidden);
     LossMemory l;
     if (m.arch == Arch::encoder) return l;  // BERT-style models here are counted without a task head
-    const double upcast = c == 4 ? 0 : 4;  // .float() on fp32 logits is a no-op
+    const double upcast = loss_upcast_bytes(s, m, c);
     if (s.compile && s.loss != Loss::fused) {
         // Compiled cross-entropy (torchtune training.compile_loss): inductor fuses the upcast, log-softmax
         // and NLL into one kernel whose backward needs only its input and a per-row fp32 log-sum-exp, so no
@@ -46,22 +59,29 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
         return l;
     }
     switch (s.loss) {
-        case Loss::standard:
+        case Loss::standard: {
             // transformers: logits for every position in the compute dtype, upcast to fp32 for the loss;
-            // cross_entropy saves its fp32 log-softmax. Backward: the fp32 gradient, cast back to c.
-            l.saved = 4 * V * T;
+            // cross_entropy saves its log-softmax (s bytes: fp32, or 16-bit with no upcast). Backward:
+            // nll_loss's dense gradient and log_softmax's gradient exist beside the saved output (3 s per
+            // logit; the logits themselves left with the model's outputs), then the gradient is cast back
+            // to c. Liger-Kernel's benchmark reproduces it: torch's cross-entropy on fp32 (16384, V)
+            // logits peaks at 5 x 4 B per logit with the input and its .grad, bf16 logits without .float()
+            // at 3 x 2 B (benchmark/data/all_benchmark_data.csv, tests/data/loss_kernels.json).
+            const double s_bytes = upcast > 0 ? 4 : c;
+            l.saved = s_bytes * V * T;
             l.forward_peak = (c + upcast) * V * T;
-            l.backward_peak = (upcast + c) * V * T;
-            l.detail = "full logits (" + std::to_string(static_cast<int>(c)) + " B) + fp32 upcast + fp32 log-softmax";
+            l.backward_peak = 2 * s_bytes * V * T;
+            l.detail = "full logits (" + std::to_string(static_cast<int>(c)) + " B)" +
+                       (upcast > 0 ? " + fp32 upcast + fp32 log-softmax" : " + 16-bit log-softmax (no upcast, no autocast)");
             if (m.traits.shifted_logits_copy) {
                 // Qwen (1.x) remote code, QWenLMHeadModel.forward (families.cpp): the shifted 16-bit logits
-                // are copied before the loss, and the slice's backward builds a zero-filled full-size
-                // gradient before copying into it.
+                // are copied before the loss. The slice's backward builds a zero-filled full-size gradient,
+                // but only after log_softmax's gradients are freed, so the backward stays within 3 s.
                 l.forward_peak += c * V * T;
-                l.backward_peak += c * V * T;
                 l.detail += " + shifted copy (Qwen remote code)";
             }
             break;
+        }
         case Loss::chunked: {
             // torchtune CEWithChunkedOutputLoss (8 chunks) / LitGPT chunked_cross_entropy (128 positions):
             // each chunk is upcast and its log-softmax saved; only one chunk's upcast exists at a time.
