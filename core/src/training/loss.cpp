@@ -23,8 +23,6 @@ void add_final_softcap(const Scenario& s, const ModelSpec& m, double c, double T
     l.detail += " + final soft-capping (tanh output kept)";
 }
 
-}  // namespace
-
 // Bytes per logit of the fp32 copy the loss makes, 0 when it runs in the compute dtype. .float() on fp32
 // logits is a no-op. Under the HF Trainer with 16-bit precision, accelerate runs the forward inside
 // torch.autocast, whose fp32 op list holds log_softmax / cross_entropy, so the loss is fp32 whatever the
@@ -37,6 +35,8 @@ double loss_upcast_bytes(const Scenario& s, const ModelSpec& m, double c) {
     if (s.framework == Framework::deepspeed && !m.traits.loss_upcasts_logits) return 0;
     return 4;
 }
+
+}  // namespace
 
 LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T, bool head_trained) {
     const double V = static_cast<double>(m.vocab), h = static_cast<double>(m.hidden);
@@ -72,7 +72,8 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
             l.forward_peak = (c + upcast) * V * T;
             l.backward_peak = 2 * s_bytes * V * T;
             l.detail = "full logits (" + std::to_string(static_cast<int>(c)) + " B)" +
-                       (upcast > 0 ? " + fp32 upcast + fp32 log-softmax" : " + 16-bit log-softmax (no upcast, no autocast)");
+                       (upcast > 0 ? " + fp32 upcast + fp32 log-softmax"
+                                   : s_bytes == 4 ? " + fp32 log-softmax" : " + 16-bit log-softmax (no upcast, no autocast)");
             if (m.traits.shifted_logits_copy) {
                 // Qwen (1.x) remote code, QWenLMHeadModel.forward (families.cpp): the shifted 16-bit logits
                 // are copied before the loss. The slice's backward builds a zero-filled full-size gradient,

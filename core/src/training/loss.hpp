@@ -13,9 +13,6 @@ struct LossMemory {
     std::string detail;
 };
 
-// Bytes per logit of the loss's fp32 copy of the `c`-byte logits (0: the loss runs in the compute dtype).
-double loss_upcast_bytes(const Scenario& s, const ModelSpec& m, double c);
-
 // `c`: bytes of the compute dtype; `head_trained`: the output layer gets a weight gradient.
 LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T, bool head_trained);
 
