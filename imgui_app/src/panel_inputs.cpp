@@ -261,6 +261,12 @@ void GuiWorkload(AppState& st) {
             w::PowerOfTwo(st, "Max sequences", "/max_num_seqs", 1, 1 << 20);
             w::PowerOfTwo(st, "Max model length", "/max_model_len", 0, 1 << 24);
             w::Bool(st, "Eager (no CUDA graphs)", "/enforce_eager");
+            const json gpu = w::current(st, "/gpu");
+            const GpuSpec* g = gpu.is_string() ? st.catalog->find_gpu(gpu.get<std::string>()) : nullptr;
+            if (g && g->vendor == "amd") {  // ROCm's loading figure and AITER (docs/methodology.md, "vLLM on AMD GPUs")
+                w::Enum(st, "ROCm load figure", "/vllm_rocm_load_measure", allowed_values("vllm_rocm_load_measure"));
+                w::Bool(st, "AITER (ROCm)", "/vllm_rocm_aiter");
+            }
         }
         if (engine == "llama.cpp") {
             w::SectionTitle("llama.cpp");

@@ -4,7 +4,7 @@ tests/data/vllm_startup_logs.json, each with the vramcalc scenario of its run.
 
 Run from the repository root:  python3 tools/vllm_startup/add_scenarios.py SHARED_FILE
 The raw fields (uuid, csv_metadata, log_config, log_memory, estimator_inputs) and `source` are kept
-unchanged; each record gains `scenario` (or `scenario: null` and `why`). The settings come from the
+unchanged except for the notes appended to `source`; each record gains `scenario` (or `scenario: null` and `why`). The settings come from the
 record's runtime_args (the source's caveat 1: the v0.20 logs' gpu_memory_utilization 0.9 is the parser's
 default, runtime_args says 0.92) and, where runtime_args is silent, vLLM's serve defaults on >= 70 GiB
 GPUs (caveat 4: max_num_batched_tokens 8192, max_num_seqs 1024, vllm/engine/arg_utils.py).
@@ -43,14 +43,13 @@ NOT_MODELLED = {
 GPUS = {"H200": "h200", "B200": "b200", "MI300X": "mi300x"}
 
 
-def excluded(rec):
-    """Records kept with their scenario but not compared, and why (the source's caveat 2)."""
-    meta, mem = rec["csv_metadata"], rec["log_memory"]
-    if meta["model"] == "Qwen/Qwen3-VL-30B-A3B-Instruct" and meta["accelerator"] == "MI300X" and mem["model_load_gib"] > 70:
-        return ("MI300X logs %.2f GiB of weights for this checkpoint, H200 and B200 58.23 GiB and the MI300X dev build "
-                "v0.13.1.dev8 59.84 GiB: +21 GiB (36 %%) in these ROCm builds, a weight layout vramcalc does not model "
-                "(source caveat 2)" % mem["model_load_gib"])
-    return None
+# Appended to the source's text: what this script adds to each scenario beyond the settings, and why.
+SCENARIO_NOTES = " (6) vramcalc's 'scenario' of each record (added in this project): vllm_sampler 'sort' for releases before v0.17 (from log_config.vllm_version): vLLM PR #33538 (commit c656ba3b4, 2026-02-17, after the v0.16.0 branch point) replaced the sampler's full-vocabulary sort with a Triton top-k/top-p kernel from v0.17. (7) vramcalc's scenario of each MI300X record (added in this project): vllm_rocm_load_measure 'total-free', because every MI300X record is from vLLM v0.11.2 to v0.18.0, between PR #12624 (2025-02-11, ROCm's get_current_memory_usage becomes total - free of torch.cuda.mem_get_info) and PR #39801 (2026-04-27, back to empty_cache + max_memory_allocated). vllm_rocm_aiter true only for the v0.13.1.dev8+g2841a84ac Qwen3-VL-30B-A3B record: no record states VLLM_ROCM_USE_AITER, and of the three settings only AITER on reproduces that build's +1.61 GiB over the H200 figure (AITER off: +20.7 GiB as in the rhai builds; no MoE padding: +0.04 GiB); its Ministral and Llama records, which have no bf16 MoE, match the rhai builds to 0.03 GiB. docs/methodology.md, 'vLLM on AMD GPUs'."
+
+
+def before(version, minor):
+    """Whether "v0.MINOR..." is an earlier release than v0.`minor` (rhai and dev builds count as their release)."""
+    return int(version.lstrip("v").split(".")[1]) < minor
 
 
 def runtime_args(text):
@@ -98,21 +97,26 @@ def scenario(rec):
     if args.get("language-model-only") == "True":
         extra["language_model_only"] = True
     s["extra"] = extra
+    version = cfg["vllm_version"]
+    if before(version, 17):  # caveat 6: the sampler's full-vocabulary sort until PR #33538
+        s["vllm_sampler"] = "sort"
+    if s["gpu"] == "mi300x":  # caveat 7: ROCm's total - free loading figure from PR #12624 until PR #39801
+        assert before(version, 20), rec["id"]
+        s["vllm_rocm_load_measure"] = "total-free"
+        if "dev8" in version and hub == "Qwen/Qwen3-VL-30B-A3B-Instruct":
+            s["vllm_rocm_aiter"] = True
     return s, None
 
 
 def main():
     src = json.load(open(sys.argv[1]))
-    out = {"source": src["source"], "records": []}
+    out = {"source": src["source"] + SCENARIO_NOTES, "records": []}
     for rec in src["records"]:
         s, why = scenario(rec)
         r = dict(rec)
         r["scenario"] = s
         if why:
             r["why"] = why
-        ex = excluded(rec) if s else None
-        if ex:
-            r["not_compared"] = ex
         out["records"].append(r)
     with open("tests/data/vllm_startup_logs.json", "w") as f:
         json.dump(out, f, indent=1)

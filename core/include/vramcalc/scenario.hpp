@@ -58,6 +58,11 @@ enum class RolloutEngine { vllm, hf };
 // vLLM's top-k / top-p sampler in its profile run: `triton` (v0.17 and later, PR #33538: masks the logits in
 // place) or `sort` (v0.16 and earlier: a full sort of the vocabulary).
 enum class VllmSampler { triton, sort };
+// What vLLM's "Model loading took X GiB" measures on ROCm (vllm/platforms/rocm.py get_current_memory_usage):
+// `total_free`, the device's total - free memory (PR #12624, 2025-02, until PR #39801, 2026-04-27), which
+// also counts blocks the caching allocator keeps; `allocated`, torch's allocated bytes after empty_cache(),
+// as on CUDA (PR #39801 on).
+enum class RocmLoadMeasure { allocated, total_free };
 
 struct RlhfRole {
     bool present = false;
@@ -161,6 +166,8 @@ struct Scenario {
     std::int64_t block_size = 16;            // vLLM KV-cache block (tokens)
     bool enforce_eager = false;              // vLLM: no CUDA graphs
     VllmSampler vllm_sampler = VllmSampler::triton;  // vLLM's sampler in the profile run (its release)
+    bool vllm_rocm_aiter = false;            // vLLM on ROCm: VLLM_ROCM_USE_AITER=1 (AITER MoE reshuffles bf16 experts)
+    RocmLoadMeasure vllm_rocm_load_measure = RocmLoadMeasure::allocated;  // vLLM on ROCm: its release's loading figure
     std::int64_t n_ctx = 4096;               // llama.cpp context (KV cells shared by all sequences)
     std::int64_t n_gpu_layers = -1;          // llama.cpp layers on the GPU; -1: all layers and the output
     std::int64_t n_ubatch = 512;             // llama.cpp physical batch (sizes the compute buffer)
@@ -194,5 +201,6 @@ const char* to_string(KvDtype v);
 const char* to_string(RlhfAlgorithm v);
 const char* to_string(RolloutEngine v);
 const char* to_string(VllmSampler v);
+const char* to_string(RocmLoadMeasure v);
 
 }  // namespace vramcalc

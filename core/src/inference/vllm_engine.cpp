@@ -7,6 +7,7 @@
 #include "inference/engines.hpp"
 #include "inference/kv_cache.hpp"
 #include "inference/placement.hpp"
+#include "inference/rocm_loading.hpp"
 #include "common/checked.hpp"
 #include "common/power_of_two.hpp"
 #include "runtime/runtime.hpp"
@@ -77,6 +78,10 @@ double vllm_weight_bytes(const Scenario& s, const WeightBytes& w, double c, std:
         weights += per_layer * static_cast<double>(Lp);
         detail += ", MLA's absorbed W_UK/W_UV copies";
     }
+    // AMD GPUs: ROCm's weight padding, and what its loading figure counts besides (inference/rocm_loading.cpp).
+    const RocmLoading rocm = rocm_loading(s);
+    weights += rocm.padding + rocm.cached;
+    detail += rocm.detail;
     return weights;
 }
 
@@ -219,6 +224,8 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
         b.warnings.push_back("vLLM refuses to start: one sequence of max_model_len " + std::to_string(s.max_model_len) +
                              " tokens needs more KV cache than the pool holds");
     }
+    if (s.gpu.vendor != "amd" && (s.vllm_rocm_aiter || s.vllm_rocm_load_measure != RocmLoadMeasure::allocated))
+        b.warnings.push_back("vllm_rocm_aiter and vllm_rocm_load_measure describe vLLM on AMD GPUs; ignored on " + s.gpu.name);
     if (s.batch > s.max_num_seqs)
         b.warnings.push_back("batch exceeds max_num_seqs (" + std::to_string(s.max_num_seqs) + "): vLLM queues the rest");
     b.fits = ok;

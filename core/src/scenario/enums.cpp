@@ -76,6 +76,10 @@ template <> const EnumTable<VllmSampler>& enum_table() {
     static const EnumTable<VllmSampler> t{{VllmSampler::triton, "triton"}, {VllmSampler::sort, "sort"}};
     return t;
 }
+template <> const EnumTable<RocmLoadMeasure>& enum_table() {
+    static const EnumTable<RocmLoadMeasure> t{{RocmLoadMeasure::allocated, "allocated"}, {RocmLoadMeasure::total_free, "total-free"}};
+    return t;
+}
 
 std::string join_names(const std::vector<std::string>& names) {
     std::string s;
@@ -108,5 +112,6 @@ const char* to_string(KvDtype v) { return detail::enum_name(v); }
 const char* to_string(RlhfAlgorithm v) { return detail::enum_name(v); }
 const char* to_string(RolloutEngine v) { return detail::enum_name(v); }
 const char* to_string(VllmSampler v) { return detail::enum_name(v); }
+const char* to_string(RocmLoadMeasure v) { return detail::enum_name(v); }
 
 }  // namespace vramcalc

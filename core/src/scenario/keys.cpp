@@ -318,6 +318,13 @@ std::vector<KeyRow> inference_rows() {
           .help = "vLLM's top-k/top-p sampler in its startup profile: triton (v0.17 and later) or sort (v0.16 and earlier, "
                   "a full sort of the vocabulary: about 2.4x the sampler's memory)."},
          member<&Scenario::vllm_sampler>()},
+        {{.name = "vllm_rocm_aiter", .type = T::boolean, .workload = W::infer, .frameworks = "vllm", .default_text = "false",
+          .help = "vLLM on an AMD GPU: VLLM_ROCM_USE_AITER=1. AITER's fused MoE reshuffles bf16 experts into unpadded copies."},
+         member<&Scenario::vllm_rocm_aiter>()},
+        {{.name = "vllm_rocm_load_measure", .type = T::enumeration, .workload = W::infer, .frameworks = "vllm", .default_text = "allocated",
+          .help = "vLLM on an AMD GPU: what its weights figure (and so its KV budget) counts: allocated (PR #39801, 2026-04, on) "
+                  "or total-free (v0.7.3 to the releases before it: the allocator's cached blocks count as weights)."},
+         member<&Scenario::vllm_rocm_load_measure>()},
         {{.name = "n_ctx", .type = T::integer, .workload = W::infer, .frameworks = "llama.cpp", .min = 1, .max = kTokens,
           .default_text = "4096", .help = "llama.cpp: the KV cache is allocated for this many tokens up front."},
          member<&Scenario::n_ctx>()},

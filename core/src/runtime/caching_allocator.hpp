@@ -1,0 +1,43 @@
+#pragma once
+// A replay model of PyTorch's caching allocator (c10/cuda/CUDACachingAllocator.cpp, also HIP's on ROCm) with
+// its default settings: one stream, no expandable segments, max_split_size unlimited. It answers one question:
+// after a sequence of allocations, frees and empty_cache() calls, how many bytes are reserved from the device
+// and how many are handed out? vLLM's ROCm weight post-processing (inference/rocm_loading.cpp) is replayed on
+// it, because ROCm builds of vLLM logged reserved-plus-cached memory as "Model loading took".
+#include <cstdint>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace vramcalc::detail {
+
+class CachingAllocator {
+public:
+    using Handle = std::int64_t;
+
+    Handle malloc(std::int64_t bytes);
+    void free(Handle h);
+    void empty_cache();  // releases every cached segment that no live block uses
+
+    std::int64_t reserved() const { return reserved_; }
+    std::int64_t allocated() const { return allocated_; }
+
+private:
+    struct Block {
+        std::int64_t segment = 0, offset = 0, size = 0;
+        bool small = false, free = true;
+        std::int64_t prev = 0, next = 0;  // neighbouring blocks of the same segment (0: none)
+    };
+    using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>;  // size, segment, offset, id
+    Key key(std::int64_t id) const;
+    void pool_add(std::int64_t id);
+    void pool_remove(std::int64_t id);
+    void merge_into(std::int64_t keep, std::int64_t gone);
+
+    std::map<std::int64_t, Block> blocks_;          // by id
+    std::set<Key> pools_[2];                        // free blocks: [0] large pool, [1] small pool
+    std::int64_t next_id_ = 1, segments_ = 0;
+    std::int64_t reserved_ = 0, allocated_ = 0;
+};
+
+}  // namespace vramcalc::detail
