@@ -121,18 +121,17 @@ TEST_CASE("scenario defaults: C++ (default_scenario) and JSON callers get identi
                 Scenario s = default_scenario(from_json->framework, from_json->workload, test::catalog());
                 s.model = test::catalog().find_model("llama-3.1-8b")->spec;
                 s.model_ref = "llama-3.1-8b";
+                // The base's format follows the method (and the framework: Unsloth's QLoRA is nf4-dq).
                 if (std::string(method) == "lora") s.method = Method::lora;
-                if (std::string(method) == "qlora") {
-                    s.method = Method::qlora;
-                    s.quantization = default_quantization(Method::qlora);
-                }
+                if (std::string(method) == "qlora") s.method = Method::qlora;
+                if (std::string(method) != "full") s.quantization = default_quantization(s.method, s.framework);
                 CHECK(bill_to_json(estimate(s)).dump() == bill_to_json(estimate(*from_json)).dump());
                 CHECK(scenario_to_json(s) == scenario_to_json(*from_json));
                 ++n;
             }
         }
     }
-    CHECK(n == 7 * 4);
+    CHECK(n == 8 * 4);
 }
 
 TEST_CASE("scenario defaults: the in-class initialisers are default_scenario(hf, train)") {

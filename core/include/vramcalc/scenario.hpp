@@ -18,7 +18,7 @@
 namespace vramcalc {
 
 enum class Workload { train, infer };
-enum class Framework { hf, torchtune, litgpt, deepspeed, megatron, vllm, llamacpp };
+enum class Framework { hf, torchtune, litgpt, deepspeed, megatron, vllm, llamacpp, unsloth };
 enum class Method { full, lora, qlora, freeze, llama_adapter, adapter_v2 };
 enum class Precision { fp32, fp16_mixed, bf16_mixed, fp16, bf16 };
 enum class Optimizer { adamw, adamw_8bit, paged_adamw_8bit, adafactor, sgd, sgd_momentum, lion };
@@ -29,7 +29,9 @@ enum class Checkpointing { none, full, selective, offload };
 // activation checkpointing).
 inline bool recomputes_layers(Checkpointing c) { return c == Checkpointing::full || c == Checkpointing::offload; }
 enum class Attention { eager, sdpa, flash };
-enum class Loss { standard, chunked, fused };
+// cce: Apple's Cut Cross-Entropy (the `cut_cross_entropy` package Unsloth calls): the loss is computed from
+// the hidden states and the output weight block by block, and no logits tensor exists.
+enum class Loss { standard, chunked, fused, cce };
 enum class Sharding { none, zero1, zero2, zero3, fsdp_full, fsdp_grad_op };
 enum class Offload { none, optimizer, optimizer_params };
 enum class KvDtype { automatic, fp16, bf16, fp8, q8_0, q4_0 };
@@ -179,8 +181,8 @@ struct Scenario {
 Scenario default_scenario(Framework f, Workload w);
 
 // Defaults that follow other settings, as the reader applies them:
-// the base format of `method` (nf4 for qlora, none otherwise) ...
-Quantization default_quantization(Method m);
+// the base format of `method` (nf4 for qlora, nf4-dq under unsloth, none otherwise) ...
+Quantization default_quantization(Method m, Framework f = Framework::hf);
 // ... and the RLHF setup of `a` for a policy trained as `policy` (which roles exist, the rollout,
 // and each role's precision, sharding and offload).
 RlhfSetup default_rlhf(RlhfAlgorithm a, const Scenario& policy);

@@ -55,7 +55,7 @@ LayerPlan plan_layers(const Scenario& s, double tp) {
     const double L = static_cast<double>(std::max<i64>(1, m.layers));
     const double moe_layers = static_cast<double>(m.moe.experts > 0 ? m.moe.moe_layers : 0);
     LayerPlan p;
-    std::vector<Weight> experts;  // a MoE layer's FusedMoE weights
+    std::vector<Weight> fused_moe;  // a MoE layer's FusedMoE weights
     struct Slots {
         std::size_t qkv = kNone, qkv_a = kNone, gate_up = kNone, w13 = kNone;
     } dense_slots, moe_slots;
@@ -88,14 +88,14 @@ LayerPlan plan_layers(const Scenario& s, double tp) {
         const bool shared = !routed && moe_layers > 0 && m.moe.shared_intermediate > 0 &&
                             (g.role == Role::down ? g.cols : g.rows) == m.moe.shared_intermediate &&
                             static_cast<double>(g.count) == moe_layers;
-        auto& list = routed ? experts : shared ? p.moe : p.dense;
+        auto& list = routed ? fused_moe : shared ? p.moe : p.dense;
         Slots& sl = routed || shared ? moe_slots : dense_slots;
         const double experts = routed ? std::max(1.0, std::round(static_cast<double>(g.count) / std::max(1.0, moe_layers))) : 1.0;
         const Kind kind = routed ? Kind::moe : Kind::linear;
         if (g.role == Role::down) list.push_back(Weight{kind, {rows}, row_cols, experts, elem});
         else add_shard(list, routed ? sl.w13 : sl.gate_up, kind, col_rows, cols, experts, elem);
     }
-    p.moe.insert(p.moe.end(), experts.begin(), experts.end());
+    p.moe.insert(p.moe.end(), fused_moe.begin(), fused_moe.end());
     return p;
 }
 

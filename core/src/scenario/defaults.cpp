@@ -39,6 +39,23 @@ Scenario default_scenario(Framework f, Workload w) {
             s.lora.alpha = 16;
             s.lora.dropout = 0.05;
             break;
+        case Framework::unsloth:
+            // Unsloth's notebooks and FastLanguageModel defaults (unsloth @e3162dc5): load_in_4bit QLoRA,
+            // get_peft_model(r=16, lora_alpha=16, lora_dropout=0, the 7 projections,
+            // use_gradient_checkpointing="unsloth": every layer input offloaded to host memory), adamw_8bit,
+            // flash-attn when installed (llama.py L405-449), and Cut Cross-Entropy for the loss (llama.py
+            // L1000-1040). docs/methodology.md, "Unsloth".
+            if (w == Workload::train) s.method = Method::qlora;
+            s.quantization = default_quantization(s.method, f);
+            s.optimizer = Optimizer::adamw_8bit;
+            s.checkpointing = Checkpointing::offload;
+            s.attention = Attention::flash;
+            s.loss = Loss::cce;
+            s.lora.rank = 16;
+            s.lora.alpha = 16;
+            s.lora.dropout = 0.0;
+            s.lora.all_linear = true;
+            break;
         case Framework::deepspeed:
         case Framework::megatron:
         case Framework::vllm:
@@ -51,8 +68,13 @@ Scenario default_scenario(Framework f, Workload w) {
 }
 
 // QLoRA's base defaults to bitsandbytes NF4 (BitsAndBytesConfig bnb_4bit_quant_type="nf4" in the QLoRA
-// paper's recipe); other methods keep a 16-bit base.
-Quantization default_quantization(Method m) { return m == Method::qlora ? Quantization::nf4 : Quantization::none; }
+// paper's recipe); Unsloth asks for double quantisation too (FastLlamaModel.from_pretrained,
+// unsloth/models/llama.py @e3162dc5 L1670-1676: bnb_4bit_use_double_quant=True). Other methods keep a
+// 16-bit base.
+Quantization default_quantization(Method m, Framework f) {
+    if (m != Method::qlora) return Quantization::none;
+    return f == Framework::unsloth ? Quantization::nf4_dq : Quantization::nf4;
+}
 
 // PPO as verl runs it (actor, critic, reference, reward; vLLM colocated with gpu_memory_utilization 0.5,
 // freed between phases); DPO as TRL's DPOTrainer (policy + reference, no rollout); GRPO as TRL's

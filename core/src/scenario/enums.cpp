@@ -10,7 +10,8 @@ template <> const EnumTable<Workload>& enum_table() {
 template <> const EnumTable<Framework>& enum_table() {
     static const EnumTable<Framework> t{{Framework::hf, "hf"}, {Framework::torchtune, "torchtune"}, {Framework::litgpt, "litgpt"},
                                         {Framework::deepspeed, "deepspeed"}, {Framework::megatron, "megatron"},
-                                        {Framework::vllm, "vllm"}, {Framework::llamacpp, "llama.cpp"}};
+                                        {Framework::vllm, "vllm"}, {Framework::llamacpp, "llama.cpp"},
+                                        {Framework::unsloth, "unsloth"}};
     return t;
 }
 template <> const EnumTable<Method>& enum_table() {
@@ -45,7 +46,7 @@ template <> const EnumTable<Attention>& enum_table() {
     return t;
 }
 template <> const EnumTable<Loss>& enum_table() {
-    static const EnumTable<Loss> t{{Loss::standard, "standard"}, {Loss::chunked, "chunked"}, {Loss::fused, "fused"}};
+    static const EnumTable<Loss> t{{Loss::standard, "standard"}, {Loss::chunked, "chunked"}, {Loss::fused, "fused"}, {Loss::cce, "cce"}};
     return t;
 }
 template <> const EnumTable<Sharding>& enum_table() {

@@ -15,7 +15,7 @@ namespace detail {
 
 Scenario fallback_for(const Scenario& s) {
     Scenario d = default_scenario(s.framework, s.workload);
-    d.quantization = default_quantization(s.method);
+    d.quantization = default_quantization(s.method, s.framework);
     return d;
 }
 
@@ -153,7 +153,7 @@ void read_lora(ReadContext& c, const ScenarioKey&) {
 }
 
 void read_quantization(ReadContext& c, const ScenarioKey& k) {
-    c.s.quantization = read_enum(c.r, c.doc, k.name, default_quantization(c.s.method));
+    c.s.quantization = read_enum(c.r, c.doc, k.name, default_quantization(c.s.method, c.s.framework));
 }
 
 void read_weights(ReadContext& c, const ScenarioKey& k) {

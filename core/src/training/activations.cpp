@@ -55,6 +55,10 @@ struct Layer {
             save_replicated(std::string(name) + " (input + rstd; compiled)", a.residual * h + (m.norm == NormKind::rms ? 4 : 8));
             return m.norm == NormKind::rms ? a.residual : (a.autocast ? 4 : a.residual);
         }
+        if (m.norm == NormKind::rms && a.unsloth_norms) {
+            save_replicated(std::string(name) + " (input + fp32 rstd; Unsloth kernel)", a.residual * h + 4);
+            return a.residual;
+        }
         if (m.norm == NormKind::rms) {
             // LlamaRMSNorm: x.to(float32) -> pow/mean/rsqrt -> x * rsqrt -> weight * x.to(input_dtype).
             // pow and the rsqrt product save the fp32 input (a copy unless it already is fp32); the
@@ -77,6 +81,12 @@ struct Layer {
         // Under torch.compile an input that a pointwise op produced is recomputed, not kept.
         const bool rebuilt = a.compiled && pointwise_input;
         const bool column = !gs.empty() && reads_layer_input(gs.front()->role);
+        if (a.unsloth_kernels) {
+            // Unsloth's LoRA kernels: the block's input once for q/k/v and for gate/up; nothing more for o_proj
+            // (the attention output, kept by attention) or down_proj (its input is recomputed from e and g).
+            if (column) save(what + " input (Unsloth LoRA kernel)", in_bytes * in, 0, false, true);
+            return;
+        }
         if ((trained || a.frozen_linears_save_input) && !rebuilt) {
             const double n = static_cast<double>(std::max<std::size_t>(1, gs.size()));
             if (in_bytes == c() || !a.autocast) save(what + " input", in_bytes * in, 0, false, column);
@@ -170,7 +180,9 @@ struct Layer {
             // saves the product.
             Layer sub{m, a, {}};
             sub.linears(what + ".gate/up_proj", linears_with(m, {Role::gate, Role::up, Role::gate_up}, routed), h, in_b, t, true);
-            if (a.compiled) {
+            if (a.unsloth_kernels) {
+                sub.save(what + ".gate and up outputs (Unsloth LoRA_MLP: act and product recomputed)", 2 * c() * I);
+            } else if (a.compiled) {
                 sub.save(what + ".gate and up outputs (compiled: act and product recomputed)", 2 * c() * I);
             } else {
                 sub.save(what + ".act_fn input", c() * I);
@@ -236,6 +248,12 @@ double layer_backward_transient_per_token(const ModelSpec& m, const ActivationSe
     // it yet (to be checked against measured runs, issue 10).
     const double width = m.moe.experts > 0 ? static_cast<double>(m.moe.top_k * m.moe.expert_intermediate)
                                            : static_cast<double>(m.intermediate);
+    // Unsloth's LoRA_MLP backward (fast_lora.py L111-136): DW = dY W_down^T (I wide), which the SwiGLU kernel
+    // overwrites in place together with e and g (swiglu.py L87-89), and one I-wide LoRA product; the incoming
+    // gradient is in the 16-bit residual dtype.
+    // Unsloth_Offloaded_Gradient_Checkpointer.backward (unsloth_zoo gradient_checkpointing.py @36ff5fc3
+    // L158-162) also holds the recomputed layer's output, which torch.autograd.backward starts from.
+    if (a.unsloth_kernels) return a.compute * 2 * width + 2 * a.residual * static_cast<double>(m.hidden);
     return a.compute * 3 * width + 4 * static_cast<double>(m.hidden);
 }
 

@@ -53,6 +53,13 @@ struct ActivationSetup {
     // (litgpt/model.py), like HF's fused families (c_attn, qkv_proj, query_key_value, W_pack).
     bool fused_qkv = false;
     bool train_norms = true;
+    // Unsloth's Triton kernels (unsloth/kernels @e3162dc5): Fast_RMS_Layernorm keeps its input and a per-row
+    // fp32 rstd (rms_layernorm.py L152-169); with LoRA at dropout 0, no bias and no DoRA (llama.py L2391-2411)
+    // fast_lora.py's LoRA_QKV keeps the normed input X (L249), LoRA_W the attention output it already shares
+    // with the attention kernel (L371), LoRA_MLP X and the gate and up outputs e, g (L86-87; act(e) * g is
+    // recomputed in backward); no rank-r intermediate is kept.
+    bool unsloth_norms = false;
+    bool unsloth_kernels = false;
     // LoRA on matching linears: adapter input and rank-r intermediate.
     bool lora = false;
     LoraSetup lora_setup;

@@ -16,7 +16,7 @@ constexpr double kTorchtuneLossChunks = 8;
 // per lm_head chunk): tanh keeps its output (the logits' dtype) for backward, and the division's output is a
 // transient beside it. The fused loss never materialises the logits.
 void add_final_softcap(const Scenario& s, const ModelSpec& m, double c, double T, LossMemory& l) {
-    if (!m.traits.final_softcap || s.loss == Loss::fused) return;
+    if (!m.traits.final_softcap || s.loss == Loss::fused || s.loss == Loss::cce) return;
     const double V = static_cast<double>(m.vocab);
     l.saved += c * V * T;
     l.forward_peak += c * V * T;
@@ -36,6 +36,30 @@ double loss_upcast_bytes(const Scenario& s, const ModelSpec& m, double c) {
     return 4;
 }
 
+// Apple's Cut Cross-Entropy (apple/ml-cross-entropy, cut_cross_entropy/cce.py @1f3ebdb2, v24.12.1):
+// forward computes each row's log-sum-exp block by block from the hidden states e and the output weight c
+// and keeps e, lse (fp32 per token) and a per-vocab fp32 logit_avg; backward (cce_backward.py) allocates de
+// like e and, for a trained output weight, dc like c (v24.12.1 allocated dc for a frozen one too, V x h in
+// the compute dtype; v25.1.1, commit 76f350d6, only when it needs a gradient). No logits tensor exists.
+// Unsloth calls it only for more than 1024 tokens (unsloth/models/llama.py @e3162dc5 L1015); below that its
+// own Fast_CrossEntropyLoss runs on the full 16-bit logits, upcasting in registers, keeping fp32 losses and
+// log-sum-exp per token, and writing the gradient into the logits in place (kernels/cross_entropy_loss.py
+// L264, L285-330).
+void cut_cross_entropy(const Scenario& s, const ModelSpec& m, double c, double T, bool head_trained, LossMemory& l) {
+    const double V = static_cast<double>(m.vocab), h = static_cast<double>(m.hidden);
+    if (s.framework == Framework::unsloth && T <= 1024) {
+        l.saved = c * V * T + 8 * T;
+        l.forward_peak = 0;
+        l.backward_peak = 0;
+        l.detail = "Unsloth's cross-entropy kernel at 1024 tokens or fewer: full 16-bit logits, gradient written in place";
+        return;
+    }
+    l.saved = c * h * T + 4 * T + 4 * V;
+    l.forward_peak = 0;
+    l.backward_peak = c * h * T + (head_trained ? c * V * h : 0);
+    l.detail = "Cut Cross-Entropy: no logits tensor (hidden states, log-sum-exp; backward's input gradient)";
+}
+
 }  // namespace
 
 LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T, bool head_trained) {
@@ -43,7 +67,7 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
     LossMemory l;
     if (m.arch == Arch::encoder) return l;  // BERT-style models here are counted without a task head
     const double upcast = loss_upcast_bytes(s, m, c);
-    if (s.compile && s.loss != Loss::fused) {
+    if (s.compile && s.loss != Loss::fused && s.loss != Loss::cce) {
         // Compiled cross-entropy (torchtune training.compile_loss): inductor fuses the upcast, log-softmax
         // and NLL into one kernel whose backward needs only its input and a per-row fp32 log-sum-exp, so no
         // fp32 log-softmax is kept. standard: the model's output.float() logits (fp32) are that input;
@@ -105,6 +129,9 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
             l.detail = "fused linear cross-entropy: no full logits";
             break;
         }
+        case Loss::cce:
+            cut_cross_entropy(s, m, c, T, head_trained, l);
+            break;
     }
     add_final_softcap(s, m, c, T, l);
     return l;

@@ -76,7 +76,8 @@ void qlora_weights(const Scenario& s, const ModelSpec& m, const ParamBreakdown& 
     // GPTQ / AWQ checkpoints are stored quantised: their decoder linears are packed int4 (AutoGPTQ /
     // AutoAWQ, weight_formats.cpp); embeddings, norms and lm_head stay 16-bit. PEFT skips the fp32 cast
     // for a GPTQ model (peft/utils/other.py prepare_model_for_kbit_training: `if not is_gptq_quantized`)
-    // but not for AWQ.
+    // but not for AWQ. Unsloth loads the rest in the compute dtype and does not upcast it (FastLlamaModel:
+    // torch_dtype=dtype; Cut Cross-Entropy asserts a 16-bit classifier, cce_backward.py L260-263).
     const double other_bytes = s.framework == Framework::hf && s.quantization != Quantization::gptq_int4 ? 4.0 : 2.0;
     const bool head_quantized = s.framework == Framework::litgpt && !packed_checkpoint(s.quantization);
     double q = 0, other = 0;
@@ -96,9 +97,10 @@ void lora_or_qlora(const Scenario& s, const ModelSpec& m, const ParamBreakdown& 
     const double total = static_cast<double>(p.total);
     const double L = static_cast<double>(std::max<i64>(1, m.layers));
     // LoRA / QLoRA: frozen base + adapters. PEFT creates adapters in fp32 (autocast_adapter_dtype=True,
-    // the default since PEFT 0.12); torchtune and LitGPT build them in the model dtype.
+    // the default since PEFT 0.12), and Unsloth casts them to fp32 (unsloth/models/_utils.py @e3162dc5
+    // L516-528); torchtune and LitGPT build them in the model dtype.
     const bool half_true = s.precision == Precision::bf16 || s.precision == Precision::fp16;
-    st.adapter_bytes = (s.framework == Framework::hf || !half_true) ? 4.0 : 2.0;
+    st.adapter_bytes = (s.framework == Framework::hf || s.framework == Framework::unsloth || !half_true) ? 4.0 : 2.0;
     double adapters = 0, adafactor = 0;
     const double rank = static_cast<double>(s.lora.rank);
     for (const auto& g : m.params) {

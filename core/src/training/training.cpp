@@ -1,6 +1,7 @@
 #include "training/training.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "bill/lines.hpp"
@@ -40,8 +41,10 @@ ActivationSetup activation_setup(const Scenario& s, double adapter_bytes) {
     a.train_linears = !lora && !adapter;
     // AutoGPTQ's linear is plain autograd over a dequantised weight, which keeps that weight instead of
     // the input (gptq_weight_copies below); AutoAWQ's WQLinearMMFunction keeps the input like bitsandbytes.
+    a.unsloth_norms = s.framework == Framework::unsloth;
+    a.unsloth_kernels = a.unsloth_norms && lora && s.lora.dropout == 0 && !s.lora.use_dora;
     a.frozen_linears_save_input = quantized_base && s.framework != Framework::torchtune &&
-                                  s.quantization != Quantization::gptq_int4;
+                                  s.quantization != Quantization::gptq_int4 && !a.unsloth_kernels;
     a.compiled = s.compile;
     a.fused_qkv = s.framework == Framework::litgpt;
     a.train_norms = !lora && s.method != Method::llama_adapter;  // adapter-v2 trains the norms
@@ -144,6 +147,17 @@ double adapter_saved_per_token(const Scenario& s, const ModelSpec& m, const Acti
     return prompt * adapted / L + a.compute * outs / L;
 }
 
+// Unsloth's rotary cos/sin cache (LlamaExtendedRotaryEmbedding, unsloth/models/llama.py @e3162dc5
+// L1244-1335): cos and sin for min(4 x 8192, max_position_embeddings) positions in fp32, rebuilt in the
+// compute dtype for ceil(T / 8192) x 8192 positions when a longer sequence arrives; one module shared by all
+// layers (L1894-1898).
+double unsloth_rope_cache(const ModelSpec& m, double seq) {
+    if (!m.traits.rope || m.head_dim <= 0) return 0;
+    const double first = std::min(32768.0, m.max_positions > 0 ? static_cast<double>(m.max_positions) : 32768.0);
+    const double grown = seq > first ? std::ceil(seq / 8192.0) * 8192.0 * 2.0 : 0.0;
+    return 2.0 * static_cast<double>(m.head_dim) * std::max(first * 4.0, grown);
+}
+
 // The per-step sizes of activations, logits and transients (simulate_step's inputs besides the states).
 std::string activation_inputs(const Scenario& s, const ModelSpec& m, const ActivationSetup& a, StepInputs& in,
                               std::string& loss_detail) {
@@ -167,6 +181,7 @@ std::string activation_inputs(const Scenario& s, const ModelSpec& m, const Activ
     // The final norm's saved tensors and the lm_head input (when trained).
     const double h = static_cast<double>(m.hidden);
     in.extra_act = (4 * h + (a.train_norms ? a.residual * h : 0)) * T;
+    if (a.unsloth_norms) in.extra_act = (a.residual * h + 4) * T + unsloth_rope_cache(m, seq);
     // Adapter-v2's lm_head is an AdapterV2Linear too: the 16-bit logits before the scale stay saved.
     if (s.method == Method::adapter_v2)
         for (const auto& g : m.params)
