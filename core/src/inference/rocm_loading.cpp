@@ -111,12 +111,12 @@ struct Replay {
     CachingAllocator a;
     bool fnuz = false, aiter = false;
     std::string format;
-    double padding = 0;  // bytes the padded copies add (requested, not the allocator's rounded blocks)
+    double moe_padding = 0, fp8_padding = 0;  // bytes the padded copies add (requested, not the allocator's blocks)
 
     void temporary(double bytes) { a.free(a.malloc(static_cast<std::int64_t>(bytes))); }
     CachingAllocator::Handle pad(CachingAllocator::Handle old, const Weight& w) {
         const auto padded = a.malloc(static_cast<std::int64_t>(w.experts * w.rows() * (w.cols * w.elem + 256.0)));
-        padding += w.experts * w.rows() * 256.0;
+        (w.elem == 1.0 ? fp8_padding : moe_padding) += w.experts * w.rows() * 256.0;
         a.empty_cache();
         a.free(old);
         return padded;
@@ -149,7 +149,7 @@ struct Replay {
         for (std::size_t i = 0; i < layer.size(); ++i)  // AITER's shuffle_weights: new unpadded copies of w13 and w2
             if (layer[i].kind == Kind::moe && layer[i].elem != 1.0) {
                 const auto copy = a.malloc(static_cast<std::int64_t>(layer[i].bytes()));
-                if (std::fmod(layer[i].cols * layer[i].elem, 512.0) == 0.0) padding -= layer[i].experts * layer[i].rows() * 256.0;
+                if (std::fmod(layer[i].cols * layer[i].elem, 512.0) == 0.0) moe_padding -= layer[i].experts * layer[i].rows() * 256.0;
                 a.free(h[i]);
                 h[i] = copy;
             }
@@ -182,12 +182,13 @@ RocmLoading rocm_loading(const Scenario& s) {
             weights += w.bytes();
         }
     for (i64 i = 0; i < Lp; ++i) replay.process(handles[static_cast<std::size_t>(i)], layer(i));
-    r.padding = replay.padding;
+    r.padding = replay.moe_padding + replay.fp8_padding;
     // total - free sees every reserved segment: the weights, the padding, and what the allocator holds besides
     // (freed blocks it keeps, the rounding of segments and of blocks too small to split).
     if (s.vllm_rocm_load_measure == RocmLoadMeasure::total_free)
         r.cached = std::max(0.0, static_cast<double>(replay.a.reserved()) - weights - r.padding);
-    if (r.padding > 0) r.detail += ", ROCm weight padding " + gib(r.padding) + " (VLLM_ROCM_MOE_PADDING / VLLM_ROCM_FP8_PADDING)";
+    if (replay.moe_padding > 0) r.detail += ", ROCm MoE weight padding " + gib(replay.moe_padding) + " (VLLM_ROCM_MOE_PADDING)";
+    if (replay.fp8_padding > 0) r.detail += ", ROCm fp8 weight padding " + gib(replay.fp8_padding) + " (VLLM_ROCM_FP8_PADDING)";
     if (r.cached > 0)
         r.detail += ", " + gib(r.cached) + " the allocator keeps from loading (ROCm's total - free measure, v0.7.3 to PR #39801)";
     return r;
