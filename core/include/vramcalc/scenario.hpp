@@ -29,9 +29,11 @@ enum class Checkpointing { none, full, selective, offload };
 // activation checkpointing).
 inline bool recomputes_layers(Checkpointing c) { return c == Checkpointing::full || c == Checkpointing::offload; }
 enum class Attention { eager, sdpa, flash };
-// cce: Apple's Cut Cross-Entropy (the `cut_cross_entropy` package Unsloth calls): the loss is computed from
-// the hidden states and the output weight block by block, and no logits tensor exists.
-enum class Loss { standard, chunked, fused, cce };
+// fused: Liger-Kernel's fused linear cross-entropy. cce: Apple's Cut Cross-Entropy (the `cut_cross_entropy`
+// package Unsloth calls): the loss is computed from the hidden states and the output weight block by block,
+// and no logits tensor exists. liger_ce: Liger-Kernel's cross-entropy on the full logits, which writes the
+// gradient into them in place.
+enum class Loss { standard, chunked, fused, cce, liger_ce };
 enum class Sharding { none, zero1, zero2, zero3, fsdp_full, fsdp_grad_op };
 enum class Offload { none, optimizer, optimizer_params };
 enum class KvDtype { automatic, fp16, bf16, fp8, q8_0, q4_0 };

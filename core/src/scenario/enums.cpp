@@ -46,7 +46,8 @@ template <> const EnumTable<Attention>& enum_table() {
     return t;
 }
 template <> const EnumTable<Loss>& enum_table() {
-    static const EnumTable<Loss> t{{Loss::standard, "standard"}, {Loss::chunked, "chunked"}, {Loss::fused, "fused"}, {Loss::cce, "cce"}};
+    static const EnumTable<Loss> t{{Loss::standard, "standard"}, {Loss::chunked, "chunked"}, {Loss::fused, "fused"}, {Loss::cce, "cce"},
+                                   {Loss::liger_ce, "liger-ce"}};
     return t;
 }
 template <> const EnumTable<Sharding>& enum_table() {

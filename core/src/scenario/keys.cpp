@@ -177,7 +177,9 @@ std::vector<KeyRow> training_more_rows() {
           .help = "eager keeps the seq x seq scores and probabilities per head; sdpa/flash keep only q, k, v, output and a small log-sum-exp."},
          member<&Scenario::attention>()},
         {{.name = "loss", .type = T::enumeration, .workload = W::train, .default_text = "standard; torchtune, litgpt: chunked",
-          .help = "standard materialises vocab x tokens logits in fp32 plus their gradient (often the largest single peak); chunked and fused do not."},
+          .help = "standard materialises vocab x tokens logits in fp32 plus their gradient (often the largest single peak); chunked and fused "
+                  "(Liger's fused linear cross-entropy) do not, cce (Cut Cross-Entropy) keeps no logits at all, liger-ce keeps the logits "
+                  "but no log-softmax."},
          member<&Scenario::loss>()},
         {{.name = "sharding", .type = T::enumeration, .workload = W::train, .default_text = "none",
           .help = "ZeRO/FSDP split model states across data-parallel GPUs: zero1 optimizer, zero2 + gradients, zero3/fsdp-full + weights."},

@@ -16,7 +16,7 @@ constexpr double kTorchtuneLossChunks = 8;
 // per lm_head chunk): tanh keeps its output (the logits' dtype) for backward, and the division's output is a
 // transient beside it. The fused loss never materialises the logits.
 void add_final_softcap(const Scenario& s, const ModelSpec& m, double c, double T, LossMemory& l) {
-    if (!m.traits.final_softcap || s.loss == Loss::fused || s.loss == Loss::cce) return;
+    if (!m.traits.final_softcap || s.loss == Loss::fused || s.loss == Loss::cce) return;  // no logits tensor
     const double V = static_cast<double>(m.vocab);
     l.saved += c * V * T;
     l.forward_peak += c * V * T;
@@ -67,7 +67,7 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
     LossMemory l;
     if (m.arch == Arch::encoder) return l;  // BERT-style models here are counted without a task head
     const double upcast = loss_upcast_bytes(s, m, c);
-    if (s.compile && s.loss != Loss::fused && s.loss != Loss::cce) {
+    if (s.compile && (s.loss == Loss::standard || s.loss == Loss::chunked)) {
         // Compiled cross-entropy (torchtune training.compile_loss): inductor fuses the upcast, log-softmax
         // and NLL into one kernel whose backward needs only its input and a per-row fp32 log-sum-exp, so no
         // fp32 log-softmax is kept. standard: the model's output.float() logits (fp32) are that input;
@@ -132,6 +132,21 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
         case Loss::cce:
             cut_cross_entropy(s, m, c, T, head_trained, l);
             break;
+        case Loss::liger_ce: {
+            // Liger-Kernel's LigerCrossEntropyLoss (src/liger_kernel/ops/cross_entropy.py @b5672a15): the Triton
+            // kernel reads each row, upcasting in registers, and writes the row's gradient over it (L185); the
+            // Function keeps that tensor and returns it as the gradient (L209), so nothing beside the logits is
+            // allocated but an fp32 loss per token. apply_liger_kernel_to_* swaps the cross-entropy the model's
+            // loss calls, so the model's own upcast (logits.float(), autocast) still makes the buffer fp32, and
+            // the gradient is cast back to the logits' dtype after. Liger's benchmark: fp32 (16384, V) logits
+            // peak at 4 B per logit plus 0.33 MiB at every V (tests/data/loss_kernels.json).
+            const double s_bytes = upcast > 0 ? 4 : c;
+            l.saved = s_bytes * V * T + 4 * T;
+            l.forward_peak = upcast > 0 ? c * V * T : 0;
+            l.backward_peak = upcast > 0 ? c * V * T : 0;
+            l.detail = std::string("full logits, Liger cross-entropy (gradient written in place") + (upcast > 0 ? ", fp32 upcast)" : ")");
+            break;
+        }
     }
     add_final_softcap(s, m, c, T, l);
     return l;
