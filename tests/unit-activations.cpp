@@ -4,6 +4,7 @@
 #include "training/activations.hpp"
 #include "training/loss.hpp"
 #include "test_data.hpp"
+#include "vramcalc/estimate.hpp"
 #include "vramcalc/hf_config.hpp"
 
 using namespace vramcalc;
@@ -174,4 +175,23 @@ TEST_CASE("activations: Gemma-2's soft-capping keeps the tanh outputs (scores an
     const LossMemory without = loss_memory(sc, plain, 2, s, false);
     CHECK(with.saved - without.saved == 2.0 * 256000 * s);
     CHECK(with.forward_peak - without.forward_peak == 2.0 * 256000 * s);
+}
+
+TEST_CASE("activations: torchtitan's per-op checkpointing keeps every other matmul output and attention's") {
+    // Llama-3.1-8B: the layer input, wq (4096), wv (1024), w1 (14336) and w2 (4096) outputs in bf16, the SDPA
+    // output (4096) and its fp32 log-sum-exp (32 heads); wk, wo and w3 are run again in backward.
+    const ModelSpec m = test::preset("llama-3.1-8b");
+    ActivationSetup a;
+    a.compute = 2;
+    a.residual = 2;
+    a.attention = Attention::sdpa;
+    CHECK(layer_op_checkpoint_bytes_per_token(m, a) == 2 * (4096.0 + 4096 + 1024 + 14336 + 4096 + 4096) + 4 * 32.0);
+    const double k = 4096.0 * 1024, o = 4096.0 * 4096, up = 4096.0 * 14336;
+    CHECK(op_checkpoint_recompute_share(m) == Approx((k + o + up) / (o + 2 * k + o + 3 * up)));
+    // A whole step keeps that per layer instead of the layer's activations, and recomputes the layer.
+    Scenario s = test::scenario({{"model", "llama-3.1-8b"}, {"framework", "torchtune"}, {"method", "full"}, {"micro_batch", 2},
+                                 {"seq_len", 8192}, {"checkpointing", "selective-op"}, {"num_gpus", 8}, {"sharding", "fsdp-full"}});
+    const Bill b = estimate(s);
+    const double per_layer = (2 * (4096.0 + 4096 + 1024 + 14336 + 4096 + 4096) + 4 * 32.0) * 2 * 8192;
+    CHECK(static_cast<double>(b.component("activations")) >= 32 * per_layer);
 }

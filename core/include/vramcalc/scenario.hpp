@@ -23,11 +23,16 @@ enum class Method { full, lora, qlora, freeze, llama_adapter, adapter_v2 };
 enum class Precision { fp32, fp16_mixed, bf16_mixed, fp16, bf16 };
 enum class Optimizer { adamw, adamw_8bit, paged_adamw_8bit, adafactor, sgd, sgd_momentum, lion };
 enum class Quantization { none, nf4, nf4_dq, int8, gptq_int4, awq_int4 };
-enum class Checkpointing { none, full, selective, offload };
-// Whether backward runs every layer's forward again: full checkpointing, and `offload`, which is full
+// selective: Megatron's selective recomputation (the attention core is recomputed). selective_op: torchtitan's
+// per-op selective checkpointing (the outputs of attention and of every other matmul are kept, the rest of the
+// layer is recomputed).
+enum class Checkpointing { none, full, selective, offload, selective_op };
+// Whether backward runs every layer's forward again: full checkpointing, `offload`, which is full
 // checkpointing with the kept layer inputs in host memory (torchtune's activation offloading, used with its
-// activation checkpointing).
-inline bool recomputes_layers(Checkpointing c) { return c == Checkpointing::full || c == Checkpointing::offload; }
+// activation checkpointing), and torchtitan's per-op checkpointing, which runs what it did not keep again.
+inline bool recomputes_layers(Checkpointing c) {
+    return c == Checkpointing::full || c == Checkpointing::offload || c == Checkpointing::selective_op;
+}
 enum class Attention { eager, sdpa, flash };
 // fused: Liger-Kernel's fused linear cross-entropy. cce: Apple's Cut Cross-Entropy (the `cut_cross_entropy`
 // package Unsloth calls): the loss is computed from the hidden states and the output weight block by block,

@@ -162,6 +162,7 @@ struct Stage {
     // 2021, Sec. 2.2; Korthikanti et al. 2022, Sec. 4.2.3).
     st.layer_act = in1.layer_act * act_share / cp;
     st.layer_input = in1.layer_input * (L.sp ? 1 / tp : 1.0) / cp;
+    st.layer_op_kept = in1.layer_op_kept * act_share / cp;
     st.layer_transient = in1.layer_transient / tp / cp + extra_transient;
     st.extra_act = in1.extra_act * (L.sp ? 1 / tp : 1.0) / cp;
     st.logits_saved = in1.logits_saved / tp / cp;  // vocab-parallel cross-entropy
@@ -174,6 +175,7 @@ struct Stage {
         st.trained_layers = std::min<std::int64_t>(in1.trained_layers, st.layers);
         st.layer_act *= inflight;
         st.layer_input *= inflight;
+        st.layer_op_kept *= inflight;
         if (first_stage) st.logits_saved = st.logits_forward_peak = st.logits_backward_peak = 0;
         else st.extra_act = in1.extra_act * (L.sp ? 1 / tp : 1.0) / cp;
     }

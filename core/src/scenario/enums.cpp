@@ -38,7 +38,8 @@ template <> const EnumTable<Quantization>& enum_table() {
 }
 template <> const EnumTable<Checkpointing>& enum_table() {
     static const EnumTable<Checkpointing> t{{Checkpointing::none, "none"}, {Checkpointing::full, "full"},
-                                            {Checkpointing::selective, "selective"}, {Checkpointing::offload, "offload"}};
+                                            {Checkpointing::selective, "selective"}, {Checkpointing::offload, "offload"},
+                                            {Checkpointing::selective_op, "selective-op"}};
     return t;
 }
 template <> const EnumTable<Attention>& enum_table() {

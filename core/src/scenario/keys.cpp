@@ -171,7 +171,8 @@ std::vector<KeyRow> training_more_rows() {
          member<&Scenario::fsdp_no_sync>()},
         {{.name = "checkpointing", .type = T::enumeration, .workload = W::train, .default_text = "none; torchtune: full",
           .help = "full: keep only each layer's input and recompute the layer in backward (one more forward pass: about a third more "
-                  "compute, Chen et al. 2016). selective: recompute attention only. offload: layer inputs go to CPU memory."},
+                  "compute, Chen et al. 2016). selective: recompute attention only. offload: layer inputs go to CPU memory. selective-op: "
+                  "torchtitan's per-op checkpointing (keep attention's and every other matmul's outputs)."},
          member<&Scenario::checkpointing>()},
         {{.name = "attention", .type = T::enumeration, .workload = W::train, .default_text = "sdpa",
           .help = "eager keeps the seq x seq scores and probabilities per head; sdpa/flash keep only q, k, v, output and a small log-sum-exp."},

@@ -4,6 +4,7 @@
 
 #include "model/framework_layout.hpp"
 #include "model/lora_targets.hpp"
+#include "training/activations.hpp"
 #include "vramcalc/layer_stack.hpp"
 
 namespace vramcalc::detail {
@@ -88,7 +89,9 @@ StepFlops training_flops(const Scenario& s) {
     // recomputes the attention core only; torch.compile's min-cut recomputes pointwise chains, whose FLOPs
     // are negligible beside the matmuls.
     const double layers_fwd = f.linear_trained + f.linear_frozen + f.adapters + f.attention;
-    if (recomputes_layers(s.checkpointing)) st.recompute = st.tokens * layers_fwd;
+    // Per-op checkpointing runs again the linears it did not keep (wk, wo, w3 in a Llama layer).
+    if (s.checkpointing == Checkpointing::selective_op) st.recompute = st.tokens * (f.linear_trained + f.linear_frozen) * op_checkpoint_recompute_share(m);
+    else if (recomputes_layers(s.checkpointing)) st.recompute = st.tokens * layers_fwd;
     else if (s.checkpointing == Checkpointing::selective) st.recompute = st.tokens * f.attention;
     return st;
 }

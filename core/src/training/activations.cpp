@@ -1,5 +1,8 @@
 #include "training/activations.hpp"
 
+#include <utility>
+#include <vector>
+
 #include <algorithm>
 #include <initializer_list>
 
@@ -239,6 +242,49 @@ double layer_bytes(const std::vector<SavedTensor>& t, double b, double s, bool s
 
 double layer_input_bytes_per_token(const ModelSpec& m, const ActivationSetup& a) {
     return a.residual * static_cast<double>(m.hidden);
+}
+
+namespace {
+// A layer's linears in call order, as (output features, weight elements) per call: q, k, v (or a fused qkv), o,
+// then the MLP (gate, up, down; fc1, fc2). MoE layers and MLA are not in torchtitan's Llama; they are listed
+// as their dense shapes would be.
+std::vector<std::pair<double, double>> linear_calls(const ModelSpec& m) {
+    std::vector<std::pair<double, double>> calls;
+    auto add = [&](std::initializer_list<Role> roles) {
+        for (const Role r : roles)
+            for (const auto& g : m.params)
+                if (g.is_linear && g.layer_stack == 0 && g.role == r && !g.routed_expert &&
+                    (g.category == ParamCategory::attention || g.category == ParamCategory::mlp)) {
+                    calls.emplace_back(static_cast<double>(g.rows), static_cast<double>(g.rows * g.cols));
+                    break;
+                }
+    };
+    add({Role::q, Role::qkv, Role::q_a});
+    add({Role::k, Role::kv_a});
+    add({Role::v});
+    add({Role::o});
+    add({Role::gate, Role::gate_up});
+    add({Role::up});
+    add({Role::down});
+    return calls;
+}
+}  // namespace
+
+double layer_op_checkpoint_bytes_per_token(const ModelSpec& m, const ActivationSetup& a) {
+    const auto calls = linear_calls(m);
+    double kept = layer_input_bytes_per_token(m, a);
+    for (std::size_t i = 0; i < calls.size(); i += 2) kept += a.compute * calls[i].first;  // mm 1, 3, 5, 7
+    if (a.attention != Attention::eager)  // eager attention's bmm and softmax are not in the save list
+        kept += a.compute * static_cast<double>(m.heads * m.v_head_dim) + 4 * static_cast<double>(m.heads);
+    return kept;
+}
+
+double op_checkpoint_recompute_share(const ModelSpec& m) {
+    const auto calls = linear_calls(m);
+    double all = 0, again = 0;
+    for (std::size_t i = 0; i < calls.size(); ++i) (i % 2 ? again : all) += calls[i].second;
+    all += again;
+    return all > 0 ? again / all : 0;
 }
 
 double layer_backward_transient_per_token(const ModelSpec& m, const ActivationSetup& a) {

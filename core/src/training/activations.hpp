@@ -78,6 +78,16 @@ double layer_bytes(const std::vector<SavedTensor>& t, double b, double s, bool s
 // Bytes per token of a layer's input (what full checkpointing keeps per layer).
 double layer_input_bytes_per_token(const ModelSpec& m, const ActivationSetup& a);
 
+// What torchtitan's per-op selective checkpointing keeps of a layer, per token (checkpointing "selective-op").
+// Its policy (torchtitan/parallelisms/parallelize_llama.py @9dec370ad, _apply_ac_to_transformer_block,
+// `_custom_policy`) saves the outputs of the ops in `_save_list` (aten.mm, the SDPA flash / efficient kernels,
+// reduce_scatter), except every second mm counted within the layer, and recomputes the rest; the checkpoint
+// keeps the layer's input. A Llama layer calls wq, wk, wv, wo, w1, w3, w2 in that order, so wq, wv, w1 and w2
+// are kept, with the attention output and its fp32 log-sum-exp.
+double layer_op_checkpoint_bytes_per_token(const ModelSpec& m, const ActivationSetup& a);
+// The share of a layer's forward matmul FLOPs that per-op checkpointing runs again (the linears it did not keep).
+double op_checkpoint_recompute_share(const ModelSpec& m);
+
 // The largest transient of one layer's backward (gradients of its biggest activations), per token.
 double layer_backward_transient_per_token(const ModelSpec& m, const ActivationSetup& a);
 

@@ -170,6 +170,7 @@ std::string activation_inputs(const Scenario& s, const ModelSpec& m, const Activ
     if (adapter) in.layer_act += adapter_saved_per_token(s, m, a) * T;
     if (quantized_base && s.quantization == Quantization::gptq_int4) in.layer_act += gptq_weight_copies(m);
     in.layer_input = layer_input_bytes_per_token(m, a) * T;
+    in.layer_op_kept = layer_op_checkpoint_bytes_per_token(m, a) * T;
     in.layer_transient = layer_backward_transient_per_token(m, a) * T;
     const Dequant dq = quantized_base ? qlora_dequant(s, m, a.compute) : Dequant{};
     in.layer_transient += dq.layer;

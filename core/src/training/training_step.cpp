@@ -13,6 +13,7 @@ StepPeak simulate_step(const StepInputs& in) {
     // Bytes a layer keeps through forward under each checkpointing mode.
     double kept = in.layer_act;
     if (in.checkpointing == Checkpointing::full) kept = in.layer_input;
+    if (in.checkpointing == Checkpointing::selective_op) kept = in.layer_op_kept;
     if (in.checkpointing == Checkpointing::offload) kept = 0;  // layer inputs live in host memory
     if (in.checkpointing == Checkpointing::offload) p.cpu_bytes = in.layer_input * static_cast<double>(in.trained_layers);
     const bool recompute = recomputes_layers(in.checkpointing);

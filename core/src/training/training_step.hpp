@@ -20,6 +20,7 @@ struct StepInputs {
     double optimizer_temp = 0;   // optimizer.step() temporaries
     double layer_act = 0;        // one layer's saved activations
     double layer_input = 0;      // one layer's input (kept per layer under full checkpointing)
+    double layer_op_kept = 0;    // what per-op selective checkpointing keeps of one layer
     double layer_transient = 0;  // a layer's backward transients
     double extra_act = 0;        // embedding output, final norm and other per-model saved tensors
     double logits_saved = 0;     // what the loss keeps for backward
