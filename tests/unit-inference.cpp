@@ -41,6 +41,23 @@ TEST_CASE("inference: GGUF bytes per block (ggml-common.h)") {
     }
 }
 
+TEST_CASE("inference: llama.cpp gives a fused attn_qkv its own branch (Pythia-2.8B in llama.cpp's CI log)") {
+    // llama_tensor_get_type: attn_qkv.weight -> Q5_K under Q4_K_M, Q6_K under Q5_K_M, the default (Q2_K) under
+    // Q2_K; llama.cpp's loader listed q4_K 81 / q5_K 32 / q6_K 17, q5_K 81 / q6_K 49 and q2_K 65 / q3_K 64
+    // (tests/data/llamacpp_buffers.json). 32 layers of attn_qkv [7680 x 2560].
+    const Scenario s = scenario(R"({"model": "pythia-2.8b", "workload": "infer"})");
+    auto count = [&](const char* f, const char* type) {
+        double n = 0;
+        for (const auto& [t, e] : detail::weight_bytes(s.model, f, 128).gguf_mix)
+            if (t == type) n += e;
+        return n;
+    };
+    const double qkv = 32.0 * 7680 * 2560;
+    CHECK(count("gguf-q4_k_m", "q5_k") == qkv);
+    CHECK(count("gguf-q5_k_m", "q6_k") == qkv + 16.0 * 2560 * 10240 + 50304.0 * 2560);
+    CHECK(count("gguf-q2_k", "q2_k") == qkv + 32.0 * 2560 * 10240 + 50304.0 * 2560);  // + ffn_up, token_embd
+}
+
 TEST_CASE("inference: llama.cpp Q4_K_M mix for Llama-3.1-8B") {
     // llama_tensor_get_type: attn_v and ffn_down of the 16 use_more_bits layers (0-3, 6, 9, ..., 27, 28-31)
     // go to Q6_K, the output head to Q6_K, 1-D tensors stay F32, everything else Q4_K: the 33 q6_K tensors

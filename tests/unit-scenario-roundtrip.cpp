@@ -58,6 +58,19 @@ void fit_layer_stack(json& j) {
     j.erase("rlhf");
 }
 
+// A hybrid Mamba / attention model (Nemotron-H) is modelled for serving with vLLM and transformers only (the
+// reader refuses the rest; scenario/read.cpp check_hybrid).
+void fit_hybrid(json& j) {
+    const json& m = j["model"];
+    const ModelPreset* p = m.is_string() ? test::catalog().find_model(m.get<std::string>()) : nullptr;
+    const bool hybrid = m.is_object() ? m.contains("hybrid_override_pattern") : p && !p->spec.hybrid.pattern.empty();
+    if (!hybrid) return;
+    j["workload"] = "infer";
+    const std::string f = j.value("framework", "hf");
+    if (f != "vllm" && f != "hf") j["framework"] = "vllm";
+    j.erase("rlhf");
+}
+
 json random_model(Draw& d, bool allow_count_only, bool allow_stack = true) {
     const auto& presets = test::catalog().models();
     const ModelPreset* pick = &d.one(presets);
@@ -209,6 +222,7 @@ json random_scenario(Draw& d) {
     if (train && d.chance(20)) j["rlhf"] = random_rlhf(d);
     if (d.chance(5)) j["model_hub_id"] = "org/model";
     fit_layer_stack(j);
+    fit_hybrid(j);
     return j;
 }
 

@@ -100,7 +100,17 @@ const GgmlType& gguf_tensor_type(const GgufContext& c, const std::string& role, 
         return fallback(*t, cols);
     }
     if (role == "token_embd") return fallback(*t, cols);
-    if (role == "attn_v" || role == "attn_qkv" || role == "attn_kv_b") {
+    if (role == "attn_qkv") {
+        // A fused qkv (GPT-NeoX, Falcon, Phi-3) has a branch of its own, after the attn_v one: Q3_K_M -> Q4_K,
+        // Q4_K_M -> Q5_K, Q5_K_M -> Q6_K, the other types keep the default (`name.find("attn_qkv.weight")`).
+        // llama.cpp's CI log of Pythia-2.8B (build 4935, tests/data/llamacpp_buffers.json) shows it: Q4_K_M
+        // has 32 q5_K tensors (one attn_qkv per layer), Q2_K has attn_qkv in q2_K.
+        if (f == "q3_k_m") t = &T("q4_k");
+        else if (f == "q4_k_m") t = &T("q5_k");
+        else if (f == "q5_k_m") t = &T("q6_k");
+        return fallback(*t, cols);
+    }
+    if (role == "attn_v" || role == "attn_kv_b") {
         if (f == "q2_k") t = &T(c.n_gqa >= 4 ? "q4_k" : "q3_k");
         else if (f == "q3_k_m") t = &T(i < 2 ? "q5_k" : "q4_k");  // i_attention_wv < 2
         else if (f == "iq4_xs" && c.n_gqa >= 4) t = &T("q5_k");

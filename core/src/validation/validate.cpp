@@ -178,8 +178,12 @@ EntryResult run_measured(const json& e, const std::string& id, const Catalog& ca
     // Serving-engine log figures (vLLM's startup log): its KV-cache block pool and its weights per GPU.
     else if (r.metric == "kv_pool") est = b.kv_pool_bytes ? static_cast<double>(*b.kv_pool_bytes) : 0.0;
     else if (r.metric == "weights") est = static_cast<double>(b.component("weights"));
+    // llama.cpp's per-device buffers (its load log and memory-breakdown print): the KV cache and the
+    // graph allocator's compute buffer.
+    else if (r.metric == "kv_cache") est = static_cast<double>(b.component("kv_cache"));
+    else if (r.metric == "compute_buffer") est = static_cast<double>(b.component("compute_buffer"));
     else if (r.metric != "allocated" && r.metric != "active")
-        return compared(std::move(r), std::nullopt, "(allowed: allocated, active, reserved, device, kv_pool, weights)");
+        return compared(std::move(r), std::nullopt, "(allowed: allocated, active, reserved, device, kv_pool, weights, kv_cache, compute_buffer)");
     return compared(std::move(r), est * gpus, "");
 }
 
