@@ -34,6 +34,10 @@ inline bool recomputes_layers(Checkpointing c) {
     return c == Checkpointing::full || c == Checkpointing::offload || c == Checkpointing::selective_op;
 }
 enum class Attention { eager, sdpa, flash };
+// torchao float8 training (torchao/float8, Float8LinearRecipeName): each nn.Linear casts its input and weight to
+// float8 for the matmul with per-tensor (tensorwise) or per-row (rowwise) scales; rowwise_with_gw_hp keeps the
+// weight gradient's matmul in high precision.
+enum class Float8 { none, tensorwise, rowwise, rowwise_with_gw_hp };
 // fused: Liger-Kernel's fused linear cross-entropy. cce: Apple's Cut Cross-Entropy (the `cut_cross_entropy`
 // package Unsloth calls): the loss is computed from the hidden states and the output weight block by block,
 // and no logits tensor exists. liger_ce: Liger-Kernel's cross-entropy on the full logits, which writes the
@@ -154,6 +158,8 @@ struct Scenario {
     Checkpointing checkpointing = Checkpointing::none;
     Attention attention = Attention::sdpa;
     Loss loss = Loss::standard;
+    Float8 float8 = Float8::none;    // torchao float8 training of the linears
+    bool float8_all_gather = false;  // FSDP all-gathers the float8 weights (tensorwise only)
     Sharding sharding = Sharding::none;
     Offload offload = Offload::none;
     std::int64_t tp = 1, pp = 1, cp = 1, ep = 1;
@@ -211,5 +217,6 @@ const char* to_string(RlhfAlgorithm v);
 const char* to_string(RolloutEngine v);
 const char* to_string(VllmSampler v);
 const char* to_string(RocmLoadMeasure v);
+const char* to_string(Float8 v);
 
 }  // namespace vramcalc

@@ -79,6 +79,11 @@ template <> const EnumTable<VllmSampler>& enum_table() {
     static const EnumTable<VllmSampler> t{{VllmSampler::triton, "triton"}, {VllmSampler::sort, "sort"}};
     return t;
 }
+template <> const EnumTable<Float8>& enum_table() {
+    static const EnumTable<Float8> t{{Float8::none, "none"}, {Float8::tensorwise, "tensorwise"}, {Float8::rowwise, "rowwise"},
+                                     {Float8::rowwise_with_gw_hp, "rowwise-with-gw-hp"}};
+    return t;
+}
 template <> const EnumTable<RocmLoadMeasure>& enum_table() {
     static const EnumTable<RocmLoadMeasure> t{{RocmLoadMeasure::allocated, "allocated"}, {RocmLoadMeasure::total_free, "total-free"}};
     return t;
@@ -116,5 +121,6 @@ const char* to_string(RlhfAlgorithm v) { return detail::enum_name(v); }
 const char* to_string(RolloutEngine v) { return detail::enum_name(v); }
 const char* to_string(VllmSampler v) { return detail::enum_name(v); }
 const char* to_string(RocmLoadMeasure v) { return detail::enum_name(v); }
+const char* to_string(Float8 v) { return detail::enum_name(v); }
 
 }  // namespace vramcalc

@@ -182,6 +182,14 @@ std::vector<KeyRow> training_more_rows() {
                   "(Liger's fused linear cross-entropy) do not, cce (Cut Cross-Entropy) keeps no logits at all, liger-ce keeps the logits "
                   "but no log-softmax."},
          member<&Scenario::loss>()},
+        {{.name = "float8", .type = T::enumeration, .workload = W::train, .methods = "full", .default_text = "none",
+          .help = "torchao float8 training: the linears cast input and weight to float8 for each matmul (transients; the "
+                  "16-bit input and weight stay saved for backward, so peak memory barely moves). Speed is not modelled."},
+         member<&Scenario::float8>()},
+        {{.name = "float8_all_gather", .type = T::boolean, .workload = W::train, .methods = "full", .default_text = "false",
+          .help = "With float8 tensorwise and FSDP: the weights are all-gathered in float8. Recorded, no memory effect: "
+                  "torchao's published torchtitan runs peak 0.25 % higher with it than in bf16."},
+         member<&Scenario::float8_all_gather>()},
         {{.name = "sharding", .type = T::enumeration, .workload = W::train, .default_text = "none",
           .help = "ZeRO/FSDP split model states across data-parallel GPUs: zero1 optimizer, zero2 + gradients, zero3/fsdp-full + weights."},
          member<&Scenario::sharding>()},

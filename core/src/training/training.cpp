@@ -147,6 +147,26 @@ double adapter_saved_per_token(const Scenario& s, const ModelSpec& m, const Acti
     return prompt * adapted / L + a.compute * outs / L;
 }
 
+// torchao float8 training (torchao/float8/float8_linear.py @36027d82, matmul_with_hp_or_float8_args): forward
+// keeps the 16-bit input and weight for backward (L45) and casts both to float8 for the matmul (L56-76);
+// backward casts grad_output twice (row- and column-major, L113, L167), the weight (L131) and the input
+// (L185), 1 B per element, beside the 16-bit gradients it produces. rowwise_with_gw_hp computes the weight
+// gradient in high precision (no column-major casts); rowwise adds an fp32 scale per row or column. The
+// largest linear's backward casts are the transient.
+double float8_cast_bytes(const Scenario& s, const ModelSpec& m, double T) {
+    if (s.float8 == Float8::none || s.method != Method::full) return 0;
+    double largest = 0;
+    for (const auto& g : m.params) {
+        if (!g.is_linear || g.category == ParamCategory::lm_head) continue;  // torchtitan leaves `output` in bf16
+        const double in = static_cast<double>(g.cols), out = static_cast<double>(g.rows);
+        const bool hp_grad_weight = s.float8 == Float8::rowwise_with_gw_hp;
+        double b = (hp_grad_weight ? 1 : 2) * T * out + (hp_grad_weight ? 0 : T * in) + out * in;
+        if (s.float8 != Float8::tensorwise) b += 4 * (2 * T + out + in);  // per-row scales
+        largest = std::max(largest, b);
+    }
+    return largest;
+}
+
 // Unsloth's rotary cos/sin cache (LlamaExtendedRotaryEmbedding, unsloth/models/llama.py @e3162dc5
 // L1244-1335): cos and sin for min(4 x 8192, max_position_embeddings) positions in fp32, rebuilt in the
 // compute dtype for ceil(T / 8192) x 8192 positions when a longer sequence arrives; one module shared by all
@@ -171,7 +191,7 @@ std::string activation_inputs(const Scenario& s, const ModelSpec& m, const Activ
     if (quantized_base && s.quantization == Quantization::gptq_int4) in.layer_act += gptq_weight_copies(m);
     in.layer_input = layer_input_bytes_per_token(m, a) * T;
     in.layer_op_kept = layer_op_checkpoint_bytes_per_token(m, a) * T;
-    in.layer_transient = layer_backward_transient_per_token(m, a) * T;
+    in.layer_transient = layer_backward_transient_per_token(m, a) * T + float8_cast_bytes(s, m, T);
     const Dequant dq = quantized_base ? qlora_dequant(s, m, a.compute) : Dequant{};
     in.layer_transient += dq.layer;
     const DoraExtras dora = dora_extras(s, m, a, quantized_base);
