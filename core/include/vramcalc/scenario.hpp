@@ -149,6 +149,7 @@ struct Scenario {
     bool optimizer_in_backward = false;
     // torch.compile of the layers and the loss (torchtune `compile: True`): see activations.hpp.
     bool compile = false;
+    bool compile_loss = true;  // with compile: the loss is compiled too (torchtune compile_loss); torchtitan 2024 left it eager
     // FSDP with gradient accumulation: the loop skips the gradient reduce-scatter on accumulating
     // micro-batches (FSDP no_sync(), Lightning Fabric's no_backward_sync), so every unit holding a trainable
     // parameter keeps its whole unsharded gradient between micro-batches. Default: on for litgpt (its

@@ -30,6 +30,8 @@ void precision_checks(const Scenario& s, Bill& b) {
     if (s.workload == Workload::train && s.float8 != Float8::none && !fp8_native(s.gpu) && s.gpu.id != "custom")
         b.warnings.push_back("float8 training on " + s.gpu.name + " (" + s.gpu.arch + "): torchao's float8 matmuls need FP8 tensor "
                              "cores (Ada/Hopper or newer)");
+    if (s.workload == Workload::train && !s.compile && !s.compile_loss)
+        b.warnings.push_back("compile_loss false without compile: nothing is compiled, the setting changes nothing");
     if (s.workload == Workload::train && s.float8_all_gather &&
         (s.float8 != Float8::tensorwise || (s.sharding != Sharding::fsdp_full && s.sharding != Sharding::zero3)))
         b.warnings.push_back("float8_all_gather applies to float8 \"tensorwise\" with FSDP (sharding fsdp-full): ignored here");

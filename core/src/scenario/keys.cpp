@@ -164,6 +164,11 @@ std::vector<KeyRow> training_more_rows() {
           .help = "torch.compile: the compiler recomputes cheap pointwise ops in backward instead of keeping their outputs.",
           .shown_at_default = false},
          member<&Scenario::compile>()},
+        {{.name = "compile_loss", .type = T::boolean, .workload = W::train, .default_text = "true",
+          .help = "With compile: the loss is compiled too (torchtune's compile_loss). false: only the layers are, as "
+                  "torchtitan did until 2025 (its train.py left `torch.compile(loss_fn)` commented out).",
+          .shown_at_default = false},
+         member<&Scenario::compile_loss>()},
         {{.name = "fsdp_no_sync", .type = T::boolean, .workload = W::train, .default_text = "true for litgpt, else false",
           .help = "FSDP with gradient accumulation: skip the gradient reduce-scatter until the last micro-batch (no_sync), keeping "
                   "unsharded gradients meanwhile. On by default for LitGPT.",

@@ -67,7 +67,7 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
     LossMemory l;
     if (m.arch == Arch::encoder) return l;  // BERT-style models here are counted without a task head
     const double upcast = loss_upcast_bytes(s, m, c);
-    if (s.compile && (s.loss == Loss::standard || s.loss == Loss::chunked)) {
+    if (s.compile && s.compile_loss && (s.loss == Loss::standard || s.loss == Loss::chunked)) {
         // Compiled cross-entropy (torchtune training.compile_loss): inductor fuses the upcast, log-softmax
         // and NLL into one kernel whose backward needs only its input and a per-row fp32 log-sum-exp, so no
         // fp32 log-softmax is kept. standard: the model's output.float() logits (fp32) are that input;
