@@ -303,3 +303,18 @@ TEST_CASE("inference: vLLM's profiled sampler, sorted (v0.16 and earlier) or Tri
     CHECK(triton.component("activations") == static_cast<std::int64_t>(1024 * V * 14 + 132 * V * 4));
     CHECK(triton.component("kv_cache") > sorted.component("kv_cache"));
 }
+
+TEST_CASE("inference: llama.cpp's compute buffer is the largest set of f32 tensors alive at once") {
+    // Pythia-2.8B, n_ctx 2048, n_ubatch 512 (llama.cpp's CI log, tests/data/llamacpp_buffers.json): without flash
+    // attention the KQ scores and mask beside the residual stream, the fused qkv output and the roped Q and K;
+    // with it the logits and the final norm's output.
+    const double MiB = 1048576.0;
+    const std::string base = R"({"model": "pythia-2.8b", "workload": "infer", "framework": "llama.cpp", "weights": "gguf-q4_0",
+                                 "n_ctx": 2048, "n_ubatch": 512, "gpu": "v100-16gb", "attention": )";
+    const double ub = 512, ctx = 2048;
+    const Bill eager = bill(base + R"("eager"})");
+    CHECK(static_cast<double>(eager.component("compute_buffer")) == (33 * ctx * ub * 4 + ub * 4 * (2560 + 3 * 2560 + 2 * 2560)));
+    CHECK(static_cast<double>(eager.component("compute_buffer")) == 162 * MiB);
+    const Bill flash = bill(base + R"("flash"})");
+    CHECK(static_cast<double>(flash.component("compute_buffer")) == Approx(103.25 * MiB).margin(1));
+}

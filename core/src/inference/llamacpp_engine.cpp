@@ -41,15 +41,27 @@ void llamacpp_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     add_line(b, "kv_cache", gpu_kv, whole(per_token_layer * static_cast<double>(L)) + " B/token x n_ctx " + whole(n_ctx) +
                                    " cells (" + to_string(s.kv_dtype) + ")");
     const double ub = static_cast<double>(std::min<i64>(s.n_ubatch, s.n_ctx));
-    const double kq = s.attention == Attention::flash ? 0 : static_cast<double>(m.heads) * n_ctx * ub * 4;
-    // Two f32 ubatch x n_ff FFN tensors (gate and up) are live at the product.
-    const double ffn = ub * static_cast<double>(std::max(m.intermediate, m.moe.expert_intermediate)) * 4 * 2;
-    const double logits = output_gpu ? static_cast<double>(m.vocab) * ub * 4 : 0;
-    // Beside the largest of those: the f32 residual stream of the ubatch and the layer's output (inpL, cur).
+    const double h = static_cast<double>(m.hidden);
+    // ggml-alloc frees each f32 tensor of the ubatch's graph after its last use and runs softmax in place, so
+    // the buffer is the largest set alive at once (tests/data/llamacpp_buffers.json reproduces both phases
+    // below for Pythia-2.8B to the MiB):
+    //  - attention without flash attention: the KQ scores (heads x n_ctx x ubatch) and the KQ mask
+    //    (n_ctx x ubatch), beside the residual stream, the projections (a fused qkv output stays alive, since
+    //    V is a view into it; separate q/k/v leave only V) and the roped Q and K;
+    //  - the output: the final norm's output and the logits (ubatch x vocab), when the output layer is here;
+    //  - the FFN: the residual stream, the normed input and two ubatch x n_ff intermediates.
+    const double q = static_cast<double>(m.heads * m.head_dim), kv = static_cast<double>(m.kv_heads * m.head_dim);
+    bool fused_qkv = false;
+    for (const auto& g : m.params) fused_qkv = fused_qkv || g.role == Role::qkv;
+    const double scores = s.attention == Attention::flash ? 0 : (static_cast<double>(m.heads) + 1) * n_ctx * ub * 4;
+    const double attn = scores + ub * 4 * (h + (fused_qkv ? q + 2 * kv : kv) + q + kv);
+    const double ffn = ub * 4 * (2 * h + 2 * static_cast<double>(std::max(m.intermediate, m.moe.expert_intermediate)));
+    const double logits = output_gpu ? ub * 4 * (static_cast<double>(m.vocab) + h) : 0;
     // With no layer on the GPU a CUDA build still creates its backend: the context, and a compute buffer
     // for the ops it offloads (ggml_backend_sched offloads an op whose weight sits in host memory when the
     // batch is large enough; llama.cpp's --no-op-offload turns it off), sized for the same ubatch graph.
-    const double compute = std::max({kq, ffn, logits}) + 2 * ub * static_cast<double>(m.hidden) * 4;
+    const double compute = std::max({attn, ffn, logits});
+    const double kq = scores;
     add_line(b, "compute_buffer", compute, "ggml CUDA compute buffer for a " + whole(ub) + "-token ubatch" +
                                           (kq > 0 ? " (f32 KQ scores, no flash attention)" : "") +
                                           (gpu_layers == 0 ? " (ops offloaded from CPU layers)" : ""));
