@@ -131,7 +131,7 @@ TEST_CASE("scenario defaults: C++ (default_scenario) and JSON callers get identi
             }
         }
     }
-    CHECK(n == 8 * 4);
+    CHECK(n == 9 * 4);
 }
 
 TEST_CASE("scenario defaults: the in-class initialisers are default_scenario(hf, train)") {

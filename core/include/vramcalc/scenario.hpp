@@ -18,7 +18,7 @@
 namespace vramcalc {
 
 enum class Workload { train, infer };
-enum class Framework { hf, torchtune, litgpt, deepspeed, megatron, vllm, llamacpp, unsloth };
+enum class Framework { hf, torchtune, litgpt, deepspeed, megatron, vllm, llamacpp, unsloth, torchtitan };
 enum class Method { full, lora, qlora, freeze, llama_adapter, adapter_v2 };
 enum class Precision { fp32, fp16_mixed, bf16_mixed, fp16, bf16 };
 enum class Optimizer { adamw, adamw_8bit, paged_adamw_8bit, adafactor, sgd, sgd_momentum, lion };

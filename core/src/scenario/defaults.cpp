@@ -56,6 +56,14 @@ Scenario default_scenario(Framework f, Workload w) {
             s.lora.dropout = 0.0;
             s.lora.all_linear = true;
             break;
+        case Framework::torchtitan:
+            // torchtitan's Llama tomls (train_configs/llama3_8b.toml): FSDP2 over every rank with bf16 parameters
+            // and fp32 reduction (MixedPrecisionPolicy), per-op selective activation checkpointing
+            // (selective_ac_option = 'op'), full cross-entropy on the model's bf16 output, cast to fp32 inside
+            // its loss function.
+            s.sharding = Sharding::fsdp_full;
+            s.checkpointing = Checkpointing::selective_op;
+            break;
         case Framework::deepspeed:
         case Framework::megatron:
         case Framework::vllm:

@@ -11,7 +11,7 @@ template <> const EnumTable<Framework>& enum_table() {
     static const EnumTable<Framework> t{{Framework::hf, "hf"}, {Framework::torchtune, "torchtune"}, {Framework::litgpt, "litgpt"},
                                         {Framework::deepspeed, "deepspeed"}, {Framework::megatron, "megatron"},
                                         {Framework::vllm, "vllm"}, {Framework::llamacpp, "llama.cpp"},
-                                        {Framework::unsloth, "unsloth"}};
+                                        {Framework::unsloth, "unsloth"}, {Framework::torchtitan, "torchtitan"}};
     return t;
 }
 template <> const EnumTable<Method>& enum_table() {

@@ -127,7 +127,7 @@ bool applies_to(const ScenarioKey& k, const Scenario& s) {
 
 std::vector<std::string> frameworks_for(Workload w) {
     // Training: PyTorch stacks (training_step.cpp, recipes.cpp); inference: the engines inference.cpp models.
-    if (w == Workload::train) return {"hf", "torchtune", "litgpt", "deepspeed", "megatron", "unsloth"};
+    if (w == Workload::train) return {"hf", "torchtune", "litgpt", "deepspeed", "megatron", "unsloth", "torchtitan"};
     return {"hf", "vllm", "llama.cpp", "torchtune"};
 }
 

@@ -74,7 +74,11 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
         // chunked: the 16-bit logit chunks are, and one chunk's gradient exists at a time in backward.
         const bool chunked = s.loss == Loss::chunked;
         const double chunks = chunked ? kTorchtuneLossChunks : 1.0;
-        const double in_bytes = chunked || upcast == 0 ? c : upcast;  // the 16-bit chunks, or the fp32 logits
+        // torchtitan's model returns bf16 logits and its loss function casts them (cross_entropy(pred.float(),
+        // ...), torchtitan/components/loss.py), so the cast is inside the compiled graph and its input stays
+        // 16-bit; torchtune's model returns output.float(), fp32 before the compiled loss.
+        const bool cast_inside = s.framework == Framework::torchtitan;
+        const double in_bytes = chunked || upcast == 0 || cast_inside ? c : upcast;  // 16-bit, or the fp32 logits
         l.saved = in_bytes * V * T + 4 * T;
         l.forward_peak = chunked ? 0 : c * V * T;
         l.backward_peak = in_bytes * V * T / chunks;
