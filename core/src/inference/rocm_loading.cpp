@@ -39,6 +39,9 @@ struct LayerPlan {
 
 constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 
+// A request in bytes (the replay runs only on models whose weights stay far below 2^50 bytes, see below).
+std::int64_t request(double bytes) { return bytes > 0 ? static_cast<std::int64_t>(bytes) : 0; }
+
 void add_shard(std::vector<Weight>& list, std::size_t& slot, Kind kind, double rows, double cols, double experts, double elem) {
     if (slot == kNone) {
         slot = list.size();
@@ -115,9 +118,9 @@ struct Replay {
     std::string format;
     double moe_padding = 0, fp8_padding = 0;  // bytes the padded copies add (requested, not the allocator's blocks)
 
-    void temporary(double bytes) { a.free(a.malloc(static_cast<std::int64_t>(bytes))); }
+    void temporary(double bytes) { a.free(a.malloc(request(bytes))); }
     CachingAllocator::Handle pad(CachingAllocator::Handle old, const Weight& w) {
-        const auto padded = a.malloc(static_cast<std::int64_t>(w.experts * w.rows() * (w.cols * w.elem + 256.0)));
+        const auto padded = a.malloc(request(w.experts * w.rows() * (w.cols * w.elem + 256.0)));
         (w.elem == 1.0 ? fp8_padding : moe_padding) += w.experts * w.rows() * 256.0;
         a.empty_cache();
         a.free(old);
@@ -133,8 +136,8 @@ struct Replay {
                 if (format == "fp8") {
                     CachingAllocator::Handle kept = 0;
                     for (double shard : w.shards) {
-                        const auto fp16 = a.malloc(static_cast<std::int64_t>(shard * w.cols * 2));
-                        const auto dq = a.malloc(static_cast<std::int64_t>(shard * w.cols * 2));
+                        const auto fp16 = a.malloc(request(shard * w.cols * 2));
+                        const auto dq = a.malloc(request(shard * w.cols * 2));
                         a.free(fp16);
                         if (kept) a.free(kept);
                         kept = dq;
@@ -150,7 +153,7 @@ struct Replay {
         if (!aiter) return;
         for (std::size_t i = 0; i < layer.size(); ++i)  // AITER's shuffle_weights: new unpadded copies of w13 and w2
             if (layer[i].kind == Kind::moe && layer[i].elem != 1.0) {
-                const auto copy = a.malloc(static_cast<std::int64_t>(layer[i].bytes()));
+                const auto copy = a.malloc(request(layer[i].bytes()));
                 if (std::fmod(layer[i].cols * layer[i].elem, 512.0) == 0.0) moe_padding -= layer[i].experts * layer[i].rows() * 256.0;
                 a.free(h[i]);
                 h[i] = copy;
@@ -201,6 +204,12 @@ RocmLoading replay(const Scenario& s) {
     const double tp = static_cast<double>(split_of(s).tp);
     const LayerPlan plan = plan_layers(s, tp);
     const i64 Lp = layers_per_stage(s);
+    // Absurd inputs (the bill says so elsewhere) are not replayed: more than a million layers, or a layer set
+    // beyond 2^50 bytes, which no GPU holds.
+    double per_layer = 0;
+    for (const auto* list : {&plan.dense, &plan.moe})
+        for (const Weight& w : *list) per_layer = std::max(per_layer, w.bytes());
+    if (Lp > 1000000 || per_layer * 16.0 * static_cast<double>(Lp) > 1125899906842624.0) return r;
     const i64 moe_layers = m.moe.experts > 0 ? std::min(m.moe.moe_layers, Lp) : 0;
     // Dense layers first (DeepSeek's first_k_dense_replace); Llama-4 interleaves them, which changes only the
     // order of the same frees.
@@ -214,7 +223,7 @@ RocmLoading replay(const Scenario& s) {
     double weights = 0;
     for (i64 i = 0; i < Lp; ++i)
         for (const Weight& w : layer(i)) {
-            handles[static_cast<std::size_t>(i)].push_back(replay.a.malloc(static_cast<std::int64_t>(w.bytes())));
+            handles[static_cast<std::size_t>(i)].push_back(replay.a.malloc(request(w.bytes())));
             weights += w.bytes();
         }
     for (i64 i = 0; i < Lp; ++i) replay.process(handles[static_cast<std::size_t>(i)], layer(i));

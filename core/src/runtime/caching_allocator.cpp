@@ -1,5 +1,7 @@
 #include "runtime/caching_allocator.hpp"
 
+#include <vector>
+
 namespace vramcalc::detail {
 
 namespace {
@@ -28,8 +30,15 @@ CachingAllocator::Key CachingAllocator::key(std::int64_t id) const {
     const Block& b = blocks_.at(id);
     return {b.size, b.segment, b.offset, id};
 }
-void CachingAllocator::pool_add(std::int64_t id) { pools_[blocks_.at(id).small ? 1 : 0].insert(key(id)); }
-void CachingAllocator::pool_remove(std::int64_t id) { pools_[blocks_.at(id).small ? 1 : 0].erase(key(id)); }
+void CachingAllocator::pool_add(std::int64_t id) {
+    const Block& b = blocks_.at(id);
+    pools_[b.small ? 1 : 0].insert(key(id));
+    if (b.prev == 0 && b.next == 0) whole_free_.insert(id);
+}
+void CachingAllocator::pool_remove(std::int64_t id) {
+    pools_[blocks_.at(id).small ? 1 : 0].erase(key(id));
+    whole_free_.erase(id);
+}
 
 // Best fit: the smallest free block of the pool that holds the request (get_free_block's lower_bound).
 CachingAllocator::Handle CachingAllocator::malloc(std::int64_t bytes) {
@@ -40,7 +49,7 @@ CachingAllocator::Handle CachingAllocator::malloc(std::int64_t bytes) {
     auto it = pool.lower_bound({size, -1, -1, -1});
     if (it != pool.end()) {
         id = std::get<3>(*it);
-        pool.erase(it);
+        pool_remove(id);
     } else {
         id = next_id_++;
         const std::int64_t seg = segment_size(size);
@@ -91,19 +100,14 @@ void CachingAllocator::free(Handle id) {
     pool_add(id);
 }
 
+// Only blocks that are a whole segment can be released; they are tracked as they enter and leave the pools.
 void CachingAllocator::empty_cache() {
-    for (auto& pool : pools_)
-        for (auto it = pool.begin(); it != pool.end();) {
-            const std::int64_t id = std::get<3>(*it);
-            const Block& b = blocks_.at(id);
-            if (b.prev == 0 && b.next == 0) {  // the block is its whole segment
-                reserved_ -= b.size;
-                blocks_.erase(id);
-                it = pool.erase(it);
-            } else {
-                ++it;
-            }
-        }
+    for (const std::int64_t id : std::vector<std::int64_t>(whole_free_.begin(), whole_free_.end())) {
+        const std::int64_t size = blocks_.at(id).size;
+        pool_remove(id);
+        reserved_ -= size;
+        blocks_.erase(id);
+    }
 }
 
 }  // namespace vramcalc::detail

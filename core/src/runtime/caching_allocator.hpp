@@ -36,6 +36,7 @@ private:
 
     std::map<std::int64_t, Block> blocks_;          // by id
     std::set<Key> pools_[2];                        // free blocks: [0] large pool, [1] small pool
+    std::set<std::int64_t> whole_free_;             // free blocks that are a whole segment (empty_cache's)
     std::int64_t next_id_ = 1, segments_ = 0;
     std::int64_t reserved_ = 0, allocated_ = 0;
 };
