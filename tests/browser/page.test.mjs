@@ -134,6 +134,12 @@ const scenarios = [
   {model: 'mistral-7b-v0.1', method: 'qlora', quantization: 'nf4', gpu: 'rtx-4090', checkpointing: 'full', framework: 'litgpt'},
   {model: 'qwen2.5-7b', workload: 'infer', weights: 'bf16', batch: 8, prompt_len: 4096, gen_len: 512, gpu: 'a100-80gb'},
   {model: 'llama-3.1-8b', method: 'full', precision: 'bf16-mixed', gpu: {name: 'my card', memory_gib: 96}, loss: 'chunked'},
+  // vLLM on an AMD GPU (the caching-allocator replay), Unsloth's profile, torchtitan with float8.
+  {model: 'qwen3-235b-a22b', workload: 'infer', framework: 'vllm', gpu: 'mi300x', num_gpus: 4, tp: 4, weights: 'bf16',
+   vllm_rocm_load_measure: 'total-free'},
+  {model: 'llama-3.1-8b', framework: 'unsloth', seq_len: 16384},
+  {model: 'llama-3.1-8b', framework: 'torchtitan', method: 'full', num_gpus: 8, micro_batch: 2, seq_len: 8192, compile: true,
+   float8: 'rowwise'},
 ];
 
 // The skeleton shown before the calculator runs names the scenario from the link and shows no figure
