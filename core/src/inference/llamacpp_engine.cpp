@@ -61,9 +61,8 @@ void llamacpp_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     // for the ops it offloads (ggml_backend_sched offloads an op whose weight sits in host memory when the
     // batch is large enough; llama.cpp's --no-op-offload turns it off), sized for the same ubatch graph.
     const double compute = std::max({attn, ffn, logits});
-    const double kq = scores;
     add_line(b, "compute_buffer", compute, "ggml CUDA compute buffer for a " + whole(ub) + "-token ubatch" +
-                                          (kq > 0 ? " (f32 KQ scores, no flash attention)" : "") +
+                                          (scores > 0 ? " (f32 KQ scores, no flash attention)" : "") +
                                           (gpu_layers == 0 ? " (ops offloaded from CPU layers)" : ""));
     const CudaContext context = cuda_context(b.gpu);
     const double ctx = context.bytes;

@@ -30,6 +30,10 @@ struct Weight {
         return n;
     }
     double bytes() const { return experts * rows() * cols * elem; }
+    // ROCm pads a weight whose row is a multiple of 512 B, by 256 B per row (F.pad in _maybe_pad_weight /
+    // _maybe_pad_fp8_weight).
+    bool paddable() const { return std::fmod(cols * elem, 512.0) == 0.0; }
+    double padding() const { return experts * rows() * 256.0; }
 };
 
 // The per-layer weights of one layer kind, in module order (attention, then the MLP or MoE block).
@@ -120,8 +124,8 @@ struct Replay {
 
     void temporary(double bytes) { a.free(a.malloc(request(bytes))); }
     CachingAllocator::Handle pad(CachingAllocator::Handle old, const Weight& w) {
-        const auto padded = a.malloc(request(w.experts * w.rows() * (w.cols * w.elem + 256.0)));
-        (w.elem == 1.0 ? fp8_padding : moe_padding) += w.experts * w.rows() * 256.0;
+        const auto padded = a.malloc(request(w.bytes() + w.padding()));
+        (w.elem == 1.0 ? fp8_padding : moe_padding) += w.padding();
         a.empty_cache();
         a.free(old);
         return padded;
@@ -129,7 +133,6 @@ struct Replay {
     void process(std::vector<CachingAllocator::Handle>& h, const std::vector<Weight>& layer) {
         for (std::size_t i = 0; i < layer.size(); ++i) {
             const Weight& w = layer[i];
-            const bool row_aligned = std::fmod(w.cols * w.elem, 512.0) == 0.0;
             if (w.elem == 1.0) {
                 if (fnuz) temporary(w.bytes());
                 if (w.kind == Kind::moe) continue;
@@ -145,8 +148,8 @@ struct Replay {
                     }
                     if (kept) a.free(kept);
                 }
-                if ((format == "fp8" || format == "fp8-block") && row_aligned) h[i] = pad(h[i], w);
-            } else if (w.kind == Kind::moe && row_aligned) {
+                if ((format == "fp8" || format == "fp8-block") && w.paddable()) h[i] = pad(h[i], w);
+            } else if (w.kind == Kind::moe && w.paddable()) {
                 h[i] = pad(h[i], w);
             }
         }
@@ -154,16 +157,13 @@ struct Replay {
         for (std::size_t i = 0; i < layer.size(); ++i)  // AITER's shuffle_weights: new unpadded copies of w13 and w2
             if (layer[i].kind == Kind::moe && layer[i].elem != 1.0) {
                 const auto copy = a.malloc(request(layer[i].bytes()));
-                if (std::fmod(layer[i].cols * layer[i].elem, 512.0) == 0.0) moe_padding -= layer[i].experts * layer[i].rows() * 256.0;
+                if (layer[i].paddable()) moe_padding -= layer[i].padding();
                 a.free(h[i]);
                 h[i] = copy;
             }
     }
 };
 
-}  // namespace
-
-namespace {
 // What the replay depends on: the model's tensors, the weight format, the split, the GPU's arch and the two
 // ROCm settings, not the batch or the context. The solvers estimate one scenario at many batch sizes and
 // lengths, so the last answers are kept (a replay of DeepSeek-V3 takes about 0.7 ms, an estimate 7 us).
@@ -181,35 +181,19 @@ std::string replay_key(const Scenario& s) {
              std::to_string(g.layer_stack) + (g.is_linear ? "l" : "") + (g.routed_expert ? "r" : "") + (g.fp8_keeps_16bit ? "k" : "");
     return k;
 }
-RocmLoading replay(const Scenario& s);
-}  // namespace
 
-RocmLoading rocm_loading(const Scenario& s) {
-    const ModelSpec& m = s.model;
-    if (s.gpu.vendor != "amd" || m.count_only || m.stack || m.layers <= 0) return {};
-    thread_local std::vector<std::pair<std::string, RocmLoading>> recent;  // the last few, newest last
-    std::string key = replay_key(s);
-    for (const auto& [k, v] : recent)
-        if (k == key) return v;
-    RocmLoading r = replay(s);
-    if (recent.size() >= 8) recent.erase(recent.begin());
-    recent.emplace_back(std::move(key), r);
-    return r;
-}
-
-namespace {
 RocmLoading replay(const Scenario& s) {
     RocmLoading r;
     const ModelSpec& m = s.model;
     const double tp = static_cast<double>(split_of(s).tp);
     const LayerPlan plan = plan_layers(s, tp);
     const i64 Lp = layers_per_stage(s);
-    // Absurd inputs (the bill says so elsewhere) are not replayed: more than a million layers, or a layer set
-    // beyond 2^50 bytes, which no GPU holds.
-    double per_layer = 0;
-    for (const auto* list : {&plan.dense, &plan.moe})
-        for (const Weight& w : *list) per_layer = std::max(per_layer, w.bytes());
-    if (Lp > 1000000 || per_layer * 16.0 * static_cast<double>(Lp) > 1125899906842624.0) return r;
+    // Absurd inputs (the bill says so elsewhere) are not replayed: layer weights beyond 2^50 bytes, which no GPU
+    // holds, would overflow the allocator's byte counts.
+    double dense = 0, moe = 0;
+    for (const Weight& w : plan.dense) dense += w.bytes();
+    for (const Weight& w : plan.moe) moe += w.bytes();
+    if (std::max(dense, moe) * static_cast<double>(Lp) > 1125899906842624.0) return r;
     const i64 moe_layers = m.moe.experts > 0 ? std::min(m.moe.moe_layers, Lp) : 0;
     // Dense layers first (DeepSeek's first_k_dense_replace); Llama-4 interleaves them, which changes only the
     // order of the same frees.
@@ -238,6 +222,20 @@ RocmLoading replay(const Scenario& s) {
         r.detail += ", " + gib(r.cached) + " the allocator keeps from loading (ROCm's total - free measure, v0.7.3 to PR #39801)";
     return r;
 }
+
 }  // namespace
+
+RocmLoading rocm_loading(const Scenario& s) {
+    const ModelSpec& m = s.model;
+    if (s.gpu.vendor != "amd" || m.count_only || m.stack || m.layers <= 0) return {};
+    thread_local std::vector<std::pair<std::string, RocmLoading>> recent;  // the last few, newest last
+    std::string key = replay_key(s);
+    for (const auto& [k, v] : recent)
+        if (k == key) return v;
+    RocmLoading r = replay(s);
+    if (recent.size() >= 8) recent.erase(recent.begin());
+    recent.emplace_back(std::move(key), r);
+    return r;
+}
 
 }  // namespace vramcalc::detail

@@ -224,8 +224,6 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
         b.warnings.push_back("vLLM refuses to start: one sequence of max_model_len " + std::to_string(s.max_model_len) +
                              " tokens needs more KV cache than the pool holds");
     }
-    if (s.gpu.vendor != "amd" && (s.vllm_rocm_aiter || s.vllm_rocm_load_measure != RocmLoadMeasure::allocated))
-        b.warnings.push_back("vllm_rocm_aiter and vllm_rocm_load_measure describe vLLM on AMD GPUs; ignored on " + s.gpu.name);
     if (s.batch > s.max_num_seqs)
         b.warnings.push_back("batch exceeds max_num_seqs (" + std::to_string(s.max_num_seqs) + "): vLLM queues the rest");
     b.fits = ok;

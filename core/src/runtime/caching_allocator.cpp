@@ -56,20 +56,18 @@ CachingAllocator::Handle CachingAllocator::malloc(std::int64_t bytes) {
         blocks_[id] = Block{++segments_, 0, seg, small, true, 0, 0};
         reserved_ += seg;
     }
-    Block& b = blocks_.at(id);
+    Block& b = blocks_.at(id);  // std::map keeps references valid across the insertion below
     const std::int64_t rest = b.size - size;
     if ((small && rest >= kMinBlockSize) || (!small && rest > kSmallSize)) {
         const std::int64_t nid = next_id_++;
         blocks_[nid] = Block{b.segment, b.offset + size, rest, small, true, id, b.next};
-        Block& bb = blocks_.at(id);  // the map may not move nodes, but keep the reference fresh
-        if (bb.next) blocks_.at(bb.next).prev = nid;
-        bb.next = nid;
-        bb.size = size;
+        if (b.next) blocks_.at(b.next).prev = nid;
+        b.next = nid;
+        b.size = size;
         pool_add(nid);
     }
-    Block& out = blocks_.at(id);
-    out.free = false;
-    allocated_ += out.size;
+    b.free = false;
+    allocated_ += b.size;
     return id;
 }
 

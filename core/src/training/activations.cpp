@@ -1,10 +1,9 @@
 #include "training/activations.hpp"
 
-#include <utility>
-#include <vector>
-
 #include <algorithm>
 #include <initializer_list>
+#include <utility>
+#include <vector>
 
 #include "model/lora_targets.hpp"
 

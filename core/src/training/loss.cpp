@@ -86,6 +86,7 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
         add_final_softcap(s, m, c, T, l);
         return l;
     }
+    const double s_bytes = upcast > 0 ? 4 : c;  // the loss's working dtype: fp32 after an upcast, else the logits'
     switch (s.loss) {
         case Loss::standard: {
             // transformers: logits for every position in the compute dtype, upcast to fp32 for the loss;
@@ -95,7 +96,6 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
             // to c. Liger-Kernel's benchmark reproduces it: torch's cross-entropy on fp32 (16384, V)
             // logits peaks at 5 x 4 B per logit with the input and its .grad, bf16 logits without .float()
             // at 3 x 2 B (benchmark/data/all_benchmark_data.csv, tests/data/loss_kernels.json).
-            const double s_bytes = upcast > 0 ? 4 : c;
             l.saved = s_bytes * V * T;
             l.forward_peak = (c + upcast) * V * T;
             l.backward_peak = 2 * s_bytes * V * T;
@@ -144,7 +144,6 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
             // loss calls, so the model's own upcast (logits.float(), autocast) still makes the buffer fp32, and
             // the gradient is cast back to the logits' dtype after. Liger's benchmark: fp32 (16384, V) logits
             // peak at 4 B per logit plus 0.33 MiB at every V (tests/data/loss_kernels.json).
-            const double s_bytes = upcast > 0 ? 4 : c;
             l.saved = s_bytes * V * T + 4 * T;
             l.forward_peak = upcast > 0 ? c * V * T : 0;
             l.backward_peak = upcast > 0 ? c * V * T : 0;

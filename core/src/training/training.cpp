@@ -155,11 +155,11 @@ double adapter_saved_per_token(const Scenario& s, const ModelSpec& m, const Acti
 // largest linear's backward casts are the transient.
 double float8_cast_bytes(const Scenario& s, const ModelSpec& m, double T) {
     if (s.float8 == Float8::none || s.method != Method::full) return 0;
+    const bool hp_grad_weight = s.float8 == Float8::rowwise_with_gw_hp;
     double largest = 0;
     for (const auto& g : m.params) {
         if (!g.is_linear || g.category == ParamCategory::lm_head) continue;  // torchtitan leaves `output` in bf16
         const double in = static_cast<double>(g.cols), out = static_cast<double>(g.rows);
-        const bool hp_grad_weight = s.float8 == Float8::rowwise_with_gw_hp;
         double b = (hp_grad_weight ? 1 : 2) * T * out + (hp_grad_weight ? 0 : T * in) + out * in;
         if (s.float8 != Float8::tensorwise) b += 4 * (2 * T + out + in);  // per-row scales
         largest = std::max(largest, b);
