@@ -318,3 +318,25 @@ TEST_CASE("inference: llama.cpp's compute buffer is the largest set of f32 tenso
     const Bill flash = bill(base + R"("flash"})");
     CHECK(static_cast<double>(flash.component("compute_buffer")) == Approx(103.25 * MiB).margin(1));
 }
+
+TEST_CASE("inference: transformers' legacy tuple cache holds the previous step's cache through the forward") {
+    // qwen-7b: 32 layers x 2 x 4096 x 2 B = 524288 B per token. One prompt token and 2048 new ones end with
+    // 2049 cached tokens; with hf_cache tuple the previous tuple (2048 tokens) is alive until the forward returns.
+    const std::string base = R"({"model": "qwen-7b", "workload": "infer", "gpu": "a100-80gb", "prompt_len": 1, "gen_len": 2048)";
+    const Bill dyn = bill(base + "}");
+    const Bill tup = bill(base + R"(, "hf_cache": "tuple"})");
+    CHECK(dyn.component("kv_cache") == 524288LL * 2049);
+    CHECK(tup.component("kv_cache") == 524288LL * 2049);
+    CHECK(dyn.component("temporaries") == 0);
+    CHECK(tup.component("temporaries") == 524288LL * 2048);
+    CHECK(tup.peak_phase == "decode");
+    // DynamicCache concatenates one layer's K (or V) at a time: 1/64 of the cache, not the whole old copy.
+    CHECK(dyn.component("activations") - tup.component("activations") == 524288LL * 2049 / 64);
+    // Batch scales it; the static caches of LitGPT and torchtune have no tuple, so the key changes nothing there.
+    const Bill four = bill(base + R"(, "hf_cache": "tuple", "batch": 4})");
+    CHECK(four.component("temporaries") == 4 * 524288LL * 2048);
+    const Bill lit = bill(base + R"(, "framework": "litgpt"})");
+    const Bill lit_tuple = bill(base + R"(, "framework": "litgpt", "hf_cache": "tuple"})");
+    CHECK(lit.peak_allocated_bytes == lit_tuple.peak_allocated_bytes);
+    CHECK(lit.warnings.size() + 1 == lit_tuple.warnings.size());
+}

@@ -256,6 +256,7 @@ void GuiWorkload(AppState& st) {
         const json weights = w::current(st, "/weights");
         if (weights.is_string() && (weights.get<std::string>().rfind("gptq", 0) == 0 || weights.get<std::string>().rfind("awq", 0) == 0))
             w::Int(st, "Group size", "/group_size", -1, 1 << 20);
+        if (engine == "hf") w::Enum(st, "Cache object", "/hf_cache", allowed_values("hf_cache"));
         if (engine == "vllm") {
             w::SectionTitle("vLLM");
             w::Real(st, "GPU mem. utilisation", "/gpu_memory_utilization", 0.1, 1.0, "%.2f");

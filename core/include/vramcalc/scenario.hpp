@@ -76,6 +76,11 @@ enum class VllmSampler { triton, sort };
 // also counts blocks the caching allocator keeps; `allocated`, torch's allocated bytes after empty_cache(),
 // as on CUDA (PR #39801 on).
 enum class RocmLoadMeasure { allocated, total_free };
+// The KV-cache object of transformers' generate: `dynamic` (DynamicCache, transformers 4.36 and later: each layer's
+// concatenated tensor replaces the old one in place) or `tuple` (the legacy tuple of (key, value) per layer that
+// models returned before 4.36, and remote code such as Qwen-1 still does: the previous step's tuple stays
+// referenced by generate's model_kwargs until the forward returns).
+enum class HfCache { dynamic, tuple };
 
 struct RlhfRole {
     bool present = false;
@@ -184,6 +189,7 @@ struct Scenario {
     VllmSampler vllm_sampler = VllmSampler::triton;  // vLLM's sampler in the profile run (its release)
     bool vllm_rocm_aiter = false;            // vLLM on ROCm: VLLM_ROCM_USE_AITER=1 (AITER MoE reshuffles bf16 experts)
     RocmLoadMeasure vllm_rocm_load_measure = RocmLoadMeasure::allocated;  // vLLM on ROCm: its release's loading figure
+    HfCache hf_cache = HfCache::dynamic;     // transformers: DynamicCache, or the legacy per-layer tuples
     std::int64_t n_ctx = 4096;               // llama.cpp context (KV cells shared by all sequences)
     std::int64_t n_gpu_layers = -1;          // llama.cpp layers on the GPU; -1: all layers and the output
     std::int64_t n_ubatch = 512;             // llama.cpp physical batch (sizes the compute buffer)
@@ -218,6 +224,7 @@ const char* to_string(RlhfAlgorithm v);
 const char* to_string(RolloutEngine v);
 const char* to_string(VllmSampler v);
 const char* to_string(RocmLoadMeasure v);
+const char* to_string(HfCache v);
 const char* to_string(Float8 v);
 
 }  // namespace vramcalc

@@ -50,6 +50,9 @@ void engine_checks(const Scenario& s, Bill& b) {
     if (s.framework == Framework::vllm && s.gpu.vendor != "amd" &&
         (s.vllm_rocm_aiter || s.vllm_rocm_load_measure != RocmLoadMeasure::allocated))
         b.warnings.push_back("vllm_rocm_aiter and vllm_rocm_load_measure describe vLLM on AMD GPUs; ignored on " + s.gpu.name);
+    if (s.framework != Framework::hf && s.hf_cache == HfCache::tuple)
+        b.warnings.push_back("hf_cache \"tuple\" describes transformers' generate (framework \"hf\"); ignored with framework \"" +
+                             std::string(to_string(s.framework)) + "\"");
     if (s.framework == Framework::vllm && (s.kv_dtype == KvDtype::q8_0 || s.kv_dtype == KvDtype::q4_0))
         b.warnings.push_back("kv_dtype \"" + std::string(to_string(s.kv_dtype)) +
                              "\" is a llama.cpp cache type; vLLM's kv_cache_dtype takes auto or fp8");

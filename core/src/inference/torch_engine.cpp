@@ -85,7 +85,15 @@ void torch_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     const double logits_prefill = s.framework == Framework::hf ? batch * V * (c + 4 + 4) : batch * P * V * c + batch * V * 4;
     const double logits_decode = batch * V * (c + 4 + 4);
     // Decode: DynamicCache.update concatenates K (then V) of one layer: the old and new tensors coexist.
-    const double decode_act = layer_forward_bytes(s, batch, 1, c, tp) + (stat ? 0 : kv_end / static_cast<double>(std::max<i64>(1, 2 * Lp)));
+    // The legacy tuple cache (hf_cache tuple) concatenates every layer into a new tuple while generate's
+    // model_kwargs still holds the previous one, so at the end of the forward the whole cache exists twice, the
+    // older copy one token shorter (transformers < 4.36 GenerationMixin: model_kwargs["past_key_values"] is
+    // replaced by outputs.past_key_values only after the forward; Qwen-1's QWenAttention: key = torch.cat((past_key,
+    // key), dim=1), present = (key, value)).
+    const bool tuple_cache = !stat && s.framework == Framework::hf && s.hf_cache == HfCache::tuple;
+    const double old_cache = tuple_cache ? kv_bytes_for_tokens(s, std::max(0.0, len - 1)) * batch : 0.0;
+    const double concat = stat || tuple_cache ? 0 : kv_end / static_cast<double>(std::max<i64>(1, 2 * Lp));
+    const double decode_act = layer_forward_bytes(s, batch, 1, c, tp) + concat;
     // LitGPT's boolean causal mask for the cache length (build_mask_cache).
     const double mask = s.framework == Framework::litgpt ? cache_len * cache_len : 0;
 
@@ -94,7 +102,7 @@ void torch_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     const BnbTransients bnb = bnb_transients(s, b, w, tp);
     const double dequant = batch * P > 1 ? bnb.prefill : 0.0;
     const double prefill = kv_prefill + prefill_act + logits_prefill + dequant;
-    const double decode = kv_end + decode_act + logits_decode;
+    const double decode = kv_end + decode_act + logits_decode + old_cache;
     if (bnb.load > std::max(prefill, decode)) {  // loading is the peak: the weights and one weight being quantised
         add_line(b, "temporaries", bnb.load, "loading: bitsandbytes quantises each weight from an fp16 copy on the GPU (largest: " +
                                                  count_short(bnb.n) + " weights, " + (s.weights == "int8" ? "fp16 + CB + CBt = 4 B" : "fp16 + 4-bit data") + " per weight)");
@@ -109,13 +117,16 @@ void torch_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
             (state > 0 ? " + Mamba conv and SSM state " + gib(state) : ""));
     add_line(b, "activations", (prefill_peak ? prefill_act : decode_act) + mask,
         prefill_peak ? "prefill of " + whole(batch * P) + " tokens, one layer at a time (MLP intermediates)"
-                     : "one decode step + the cache concatenation");
+                     : tuple_cache ? "one decode step" : "one decode step + the cache concatenation");
     add_line(b, "logits", prefill_peak ? logits_prefill : logits_decode,
         s.framework == Framework::hf ? "last-position logits, bf16 + fp32 upcast + fp32 copy"
                                      : "logits for the prompt positions (compute dtype) + fp32 last position");
     if (prefill_peak && dequant > 0)
         add_line(b, "temporaries", dequant, "prefill: bitsandbytes dequantises the largest 4-bit linear (" + count_short(bnb.n) +
                                                 " weights) to 16 bit" + (bnb.copies > 1 ? ", fp16 then bf16 (2 copies)" : ""));
+    if (!prefill_peak && old_cache > 0)
+        add_line(b, "temporaries", old_cache, "decode: the previous step's cache tuple (" + whole(len - 1) +
+                                                  " tokens), alive until the forward returns (hf_cache tuple)");
     b.peak_phase = prefill_peak ? "prefill" : "decode";
 
     close_torch_bill(b);

@@ -88,6 +88,10 @@ template <> const EnumTable<RocmLoadMeasure>& enum_table() {
     static const EnumTable<RocmLoadMeasure> t{{RocmLoadMeasure::allocated, "allocated"}, {RocmLoadMeasure::total_free, "total-free"}};
     return t;
 }
+template <> const EnumTable<HfCache>& enum_table() {
+    static const EnumTable<HfCache> t{{HfCache::dynamic, "dynamic"}, {HfCache::tuple, "tuple"}};
+    return t;
+}
 
 std::string join_names(const std::vector<std::string>& names) {
     std::string s;
@@ -121,6 +125,7 @@ const char* to_string(RlhfAlgorithm v) { return detail::enum_name(v); }
 const char* to_string(RolloutEngine v) { return detail::enum_name(v); }
 const char* to_string(VllmSampler v) { return detail::enum_name(v); }
 const char* to_string(RocmLoadMeasure v) { return detail::enum_name(v); }
+const char* to_string(HfCache v) { return detail::enum_name(v); }
 const char* to_string(Float8 v) { return detail::enum_name(v); }
 
 }  // namespace vramcalc

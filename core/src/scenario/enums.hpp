@@ -31,6 +31,7 @@ template <> const EnumTable<RlhfAlgorithm>& enum_table();
 template <> const EnumTable<RolloutEngine>& enum_table();
 template <> const EnumTable<VllmSampler>& enum_table();
 template <> const EnumTable<RocmLoadMeasure>& enum_table();
+template <> const EnumTable<HfCache>& enum_table();
 template <> const EnumTable<Float8>& enum_table();
 
 template <class E>

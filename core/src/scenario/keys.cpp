@@ -341,6 +341,11 @@ std::vector<KeyRow> inference_rows() {
           .help = "vLLM on an AMD GPU: what its weights figure (and so its KV budget) counts: allocated (PR #39801, 2026-04, on) "
                   "or total-free (v0.7.3 to the releases before it: the allocator's cached blocks count as weights)."},
          member<&Scenario::vllm_rocm_load_measure>()},
+        {{.name = "hf_cache", .type = T::enumeration, .workload = W::infer, .frameworks = "hf", .default_text = "dynamic",
+          .help = "transformers' KV-cache object: dynamic (DynamicCache, transformers 4.36 and later) or tuple (the per-layer "
+                  "tuples of earlier releases and of remote code such as Qwen-1: the previous step's cache lives until the "
+                  "forward returns, so a decode step holds the cache twice)."},
+         member<&Scenario::hf_cache>()},
         {{.name = "n_ctx", .type = T::integer, .workload = W::infer, .frameworks = "llama.cpp", .min = 1, .max = kTokens,
           .default_text = "4096", .help = "llama.cpp: the KV cache is allocated for this many tokens up front."},
          member<&Scenario::n_ctx>()},
