@@ -126,3 +126,23 @@ TEST_CASE("estimate: LitGPT keeps its own lm_head for a tied model") {
     // 128256 x 2048 bf16: the copy of the tied embedding LitGPT's converter writes into lm_head.weight.
     CHECK(lit.component("weights") - tt.component("weights") == 128256LL * 2048 * 2);
 }
+
+TEST_CASE("estimate: AdamW's step transient by implementation (adamw_impl)") {
+    // bert-large-uncased, fp32, batch 1 with checkpointing: the optimizer step is the peak. foreach builds
+    // sqrt(exp_avg_sq) for every parameter (4 B each); transformers' for-loop AdamW (the Trainer's adamw_hf) for
+    // one parameter at a time, the largest being the word embeddings (30522 x 1024); the fused kernel none.
+    const std::string base = R"({"model": "bert-large-uncased", "gpu": "v100-16gb", "precision": "fp32", "micro_batch": 1,
+        "seq_len": 512, "checkpointing": "full")";
+    const Bill foreach = bill((base + "}").c_str());
+    const Bill loop = bill((base + R"(, "adamw_impl": "for-loop"})").c_str());
+    const Bill fused = bill((base + R"(, "adamw_impl": "fused"})").c_str());
+    REQUIRE(foreach.peak_phase == "optimizer");
+    CHECK(foreach.component("temporaries") == 4 * foreach.trainable_parameters);
+    CHECK(loop.component("temporaries") == 4LL * 30522 * 1024);
+    CHECK(fused.peak_allocated_bytes <= loop.peak_allocated_bytes);
+    CHECK(loop.peak_allocated_bytes < foreach.peak_allocated_bytes);
+    // Not AdamW: the key changes nothing.
+    const Bill sgd = bill((base + R"(, "optimizer": "sgd-momentum"})").c_str());
+    const Bill sgd_loop = bill((base + R"(, "optimizer": "sgd-momentum", "adamw_impl": "for-loop"})").c_str());
+    CHECK(sgd.peak_allocated_bytes == sgd_loop.peak_allocated_bytes);
+}

@@ -120,6 +120,17 @@ TEST_CASE("imports: TrainingArguments with an inline DeepSpeed config, and --fla
     for (const auto& k : r->report.read) named = named || k.key == "deepspeed.zero_optimization.stage";
     CHECK(named);
     CHECK(r->report.unknown.empty());
+    // The Trainer's optim names how AdamW steps: adamw_hf loops over the parameters, the fused ones have no transient.
+    const auto hf = import_config(R"({"output_dir": "out", "optim": "adamw_hf"})", test::catalog());
+    REQUIRE(hf.ok());
+    CHECK(hf->scenario["optimizer"] == "adamw");
+    CHECK(hf->scenario["adamw_impl"] == "for-loop");
+    const auto fused = import_config(R"({"output_dir": "out", "optim": "adamw_torch_fused"})", test::catalog());
+    REQUIRE(fused.ok());
+    CHECK(fused->scenario["adamw_impl"] == "fused");
+    const auto torch = import_config(R"({"output_dir": "out", "optim": "adamw_torch"})", test::catalog());
+    REQUIRE(torch.ok());
+    CHECK_FALSE(torch->scenario.contains("adamw_impl"));
     const auto v = import_config("vllm serve Qwen/Qwen3-8B --max-model-len=16K --kv-cache-dtype=fp8_e4m3 -tp 2", test::catalog());
     REQUIRE(v.ok());
     CHECK(v->scenario["max_model_len"] == 16384);

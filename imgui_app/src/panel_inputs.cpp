@@ -208,6 +208,7 @@ void GuiWorkload(AppState& st) {
         w::SectionTitle("Precision and optimizer");
         w::Enum(st, "Precision", "/precision", allowed_values("precision"));
         w::Enum(st, "Optimizer", "/optimizer", allowed_values("optimizer"));
+        if (w::current(st, "/optimizer") == "adamw") w::Enum(st, "AdamW step", "/adamw_impl", allowed_values("adamw_impl"));
         if (method == "full") w::Enum(st, "Float8 (torchao)", "/float8", allowed_values("float8"));
         w::SectionTitle("Batch and sequence");
         w::PowerOfTwo(st, "Micro-batch", "/micro_batch", 1, 1 << 16);

@@ -81,6 +81,11 @@ enum class RocmLoadMeasure { allocated, total_free };
 // models returned before 4.36, and remote code such as Qwen-1 still does: the previous step's tuple stays
 // referenced by generate's model_kwargs until the forward returns).
 enum class HfCache { dynamic, tuple };
+// How AdamW runs its step, which decides its transient: `foreach` (torch.optim.AdamW's default from PyTorch 2.0,
+// the HF Trainer's `adamw_torch`: sqrt(exp_avg_sq) for the whole parameter group), `for_loop` (one parameter at a
+// time: transformers' own AdamW, the Trainer's default `adamw_hf` until transformers PR #25109: the largest
+// parameter's sqrt(exp_avg_sq)) or `fused` (torch's fused kernel, `adamw_torch_fused`: no transient).
+enum class AdamwImpl { foreach, for_loop, fused };
 
 struct RlhfRole {
     bool present = false;
@@ -139,6 +144,7 @@ struct Scenario {
     Method method = Method::full;
     Precision precision = Precision::bf16_mixed;
     Optimizer optimizer = Optimizer::adamw;
+    AdamwImpl adamw_impl = AdamwImpl::foreach;  // how AdamW steps (its transient)
     LoraSetup lora;
     Quantization quantization = Quantization::none;
     std::int64_t trainable_layers = 2;  // method "freeze": the last N layers are trained
@@ -225,6 +231,7 @@ const char* to_string(RolloutEngine v);
 const char* to_string(VllmSampler v);
 const char* to_string(RocmLoadMeasure v);
 const char* to_string(HfCache v);
+const char* to_string(AdamwImpl v);
 const char* to_string(Float8 v);
 
 }  // namespace vramcalc

@@ -173,6 +173,12 @@ void read_optimizer(Importer& im, const Entry& e) {
     const std::string o = optimizer_from_name(e.value);
     if (o.empty()) return im.ignore(e, "an optimizer the bill does not model (adamw assumed)");
     im.set("optimizer", o, e);
+    // How AdamW steps (adamw_impl): transformers' own AdamW loops over the parameters; the fused variants have
+    // no transient; adamw_torch is torch's foreach default.
+    const std::string n = lower(e.value);
+    if (o != "adamw") return;
+    if (n == "adamw_hf") im.set("adamw_impl", "for-loop", e);
+    else if (n.find("fused") != std::string::npos) im.set("adamw_impl", "fused", e);
 }
 
 std::span<const Rule> hf_training_argument_rules() { return kHf; }

@@ -92,6 +92,10 @@ template <> const EnumTable<HfCache>& enum_table() {
     static const EnumTable<HfCache> t{{HfCache::dynamic, "dynamic"}, {HfCache::tuple, "tuple"}};
     return t;
 }
+template <> const EnumTable<AdamwImpl>& enum_table() {
+    static const EnumTable<AdamwImpl> t{{AdamwImpl::foreach, "foreach"}, {AdamwImpl::for_loop, "for-loop"}, {AdamwImpl::fused, "fused"}};
+    return t;
+}
 
 std::string join_names(const std::vector<std::string>& names) {
     std::string s;
@@ -126,6 +130,7 @@ const char* to_string(RolloutEngine v) { return detail::enum_name(v); }
 const char* to_string(VllmSampler v) { return detail::enum_name(v); }
 const char* to_string(RocmLoadMeasure v) { return detail::enum_name(v); }
 const char* to_string(HfCache v) { return detail::enum_name(v); }
+const char* to_string(AdamwImpl v) { return detail::enum_name(v); }
 const char* to_string(Float8 v) { return detail::enum_name(v); }
 
 }  // namespace vramcalc

@@ -32,6 +32,7 @@ template <> const EnumTable<RolloutEngine>& enum_table();
 template <> const EnumTable<VllmSampler>& enum_table();
 template <> const EnumTable<RocmLoadMeasure>& enum_table();
 template <> const EnumTable<HfCache>& enum_table();
+template <> const EnumTable<AdamwImpl>& enum_table();
 template <> const EnumTable<Float8>& enum_table();
 
 template <class E>

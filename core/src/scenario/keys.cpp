@@ -125,6 +125,11 @@ std::vector<KeyRow> training_rows() {
           .help = "AdamW keeps two states per trained parameter (8 B in fp32); 8-bit AdamW about 2 B; SGD with momentum one state; "
                   "Adafactor factored second moments (tiny)."},
          member<&Scenario::optimizer>()},
+        {{.name = "adamw_impl", .type = T::enumeration, .workload = W::train, .default_text = "foreach",
+          .help = "How AdamW steps: foreach (torch's default from 2.0, Trainer adamw_torch: a transient the size of one state "
+                  "for all parameters), for-loop (one parameter at a time: transformers' AdamW, the Trainer's default "
+                  "adamw_hf before transformers 4.32; a transient of the largest parameter) or fused (adamw_torch_fused: none)."},
+         member<&Scenario::adamw_impl>()},
     };
 }
 

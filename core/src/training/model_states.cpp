@@ -34,6 +34,20 @@ double adafactor_bytes(i64 rows, i64 cols, i64 count) {
     return 4.0 * static_cast<double>(rows) * n;
 }
 
+// AdamW's step transient (adamw_impl): foreach builds sqrt(exp_avg_sq) for the whole parameter group
+// (torch/optim/adamw.py, _multi_tensor_adamw): `all` bytes; a for-loop builds it for one parameter at a time
+// (transformers/optimization.py AdamW.step: denom = exp_avg_sq.sqrt().add_(eps)): the largest, `largest` bytes;
+// the fused kernel (_fused_adamw) none. Other optimizers: none here (8-bit and Adafactor work in place or by block).
+double adamw_transient(const Scenario& s, double all, double largest) {
+    if (s.optimizer != Optimizer::adamw) return 0;
+    switch (s.adamw_impl) {
+        case AdamwImpl::foreach: return all;
+        case AdamwImpl::for_loop: return std::min(all, largest);
+        case AdamwImpl::fused: return 0;
+    }
+    return all;
+}
+
 void full_or_freeze(const Scenario& s, const ModelSpec& m, const ParamBreakdown& p, const Recipe& r, Bill& b, TrainedStates& st) {
     const double total = static_cast<double>(p.total);
     const double L = static_cast<double>(std::max<i64>(1, m.layers));
@@ -59,9 +73,14 @@ void full_or_freeze(const Scenario& s, const ModelSpec& m, const ParamBreakdown&
     } else {
         st.grad_per_layer = st.grad_total / static_cast<double>(std::min(s.trainable_layers, m.layers));
     }
-    // torch.optim.AdamW's default foreach implementation builds sqrt(exp_avg_sq) for the whole
-    // parameter group before the update (torch/optim/adamw.py, _multi_tensor_adamw): one state's size.
-    if (s.optimizer == Optimizer::adamw) st.opt_temp = st.trainable * r.state;
+    // The largest trained tensor (a shapeless model: the whole, as foreach).
+    double largest = m.params.empty() ? st.trainable : 0.0;
+    for (const auto& g : m.params) {
+        const bool in_layers = g.layer_stack == 0 && g.count >= m.layers && g.category != ParamCategory::embeddings &&
+                               g.category != ParamCategory::lm_head;
+        if (s.method == Method::full || in_layers) largest = std::max(largest, static_cast<double>(g.numel_each()));
+    }
+    st.opt_temp = adamw_transient(s, st.trainable * r.state, largest * r.state);
 }
 
 // QLoRA's frozen base: quantised linears plus the rest in 16 or 32 bit.
@@ -139,7 +158,13 @@ void lora_or_qlora(const Scenario& s, const ModelSpec& m, const ParamBreakdown& 
                  ? adafactor
                  : adapters * optimizer_bytes_per_param(s.optimizer, st.adapter_bytes) +
                        embed_trainable * optimizer_bytes_per_param(s.optimizer, r.state);
-    if (s.optimizer == Optimizer::adamw) st.opt_temp = adapters * st.adapter_bytes + embed_trainable * r.state;
+    double largest = 0;  // the largest adapter matrix (A: r x in, B: out x r) or trained embedding copy
+    for (const auto& g : m.params) {
+        if (lora_targets(s.lora, g)) largest = std::max(largest, rank * static_cast<double>(std::max(g.rows, g.cols)) * st.adapter_bytes);
+        if (s.lora.train_embeddings && (g.category == ParamCategory::embeddings || g.category == ParamCategory::lm_head))
+            largest = std::max(largest, static_cast<double>(g.numel_each()) * r.state);
+    }
+    st.opt_temp = adamw_transient(s, adapters * st.adapter_bytes + embed_trainable * r.state, largest);
 }
 
 }  // namespace
@@ -181,7 +206,12 @@ void adapter_states(const Scenario& s, const ModelSpec& m, const ParamBreakdown&
     st.grad_total = st.trainable * st.adapter_bytes;
     st.grad_per_layer = st.grad_total / L;
     st.opt = st.trainable * optimizer_bytes_per_param(s.optimizer, st.adapter_bytes);
-    if (s.optimizer == Optimizer::adamw) st.opt_temp = st.trainable * st.adapter_bytes;
+    // The largest adapter tensor: a layer's prompt (adapter_prompt_length x n_embd) or an Adapter-v2 bias.
+    double largest = static_cast<double>(s.adapter_prompt_length * m.hidden);
+    if (s.method == Method::adapter_v2)
+        for (const auto& g : m.params)
+            if (g.is_linear) largest = std::max(largest, static_cast<double>(g.rows));
+    st.opt_temp = adamw_transient(s, st.trainable * st.adapter_bytes, largest * st.adapter_bytes);
 }
 
 }  // namespace
