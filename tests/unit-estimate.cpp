@@ -146,3 +146,20 @@ TEST_CASE("estimate: AdamW's step transient by implementation (adamw_impl)") {
     const Bill sgd_loop = bill((base + R"(, "optimizer": "sgd-momentum", "adamw_impl": "for-loop"})").c_str());
     CHECK(sgd.peak_allocated_bytes == sgd_loop.peak_allocated_bytes);
 }
+
+TEST_CASE("estimate: zero_grad(set_to_none=False) keeps the gradients through the next forward") {
+    // bert-large-uncased, fp32, batch 4, no accumulation: the peak is early in backward. With set_to_none the
+    // gradients of the last layers only exist there; PyTorch 1.x's zero_grad() zeroes them in place instead,
+    // so all 4 B per parameter are allocated at the peak.
+    const std::string base = R"({"model": "bert-large-uncased", "gpu": "v100-16gb", "precision": "fp32", "micro_batch": 4,
+        "seq_len": 512, "attention": "eager")";
+    const Bill freed = bill((base + "}").c_str());
+    const Bill kept = bill((base + R"(, "zero_grad_set_to_none": false})").c_str());
+    CHECK(freed.component("gradients") < 4 * freed.trainable_parameters);
+    CHECK(kept.component("gradients") == 4 * kept.trainable_parameters);
+    CHECK(kept.peak_allocated_bytes - freed.peak_allocated_bytes == 4 * kept.trainable_parameters - freed.component("gradients"));
+    // With accumulation they persist either way.
+    const Bill accum = bill((base + R"(, "grad_accum": 2})").c_str());
+    const Bill accum_kept = bill((base + R"(, "grad_accum": 2, "zero_grad_set_to_none": false})").c_str());
+    CHECK(accum.peak_allocated_bytes == accum_kept.peak_allocated_bytes);
+}

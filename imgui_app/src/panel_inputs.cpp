@@ -220,6 +220,7 @@ void GuiWorkload(AppState& st) {
         w::Enum(st, "Loss", "/loss", allowed_values("loss"));
         w::Bool(st, "torch.compile", "/compile");
         w::Bool(st, "Optimizer in backward", "/optimizer_in_backward");
+        w::Bool(st, "zero_grad frees grads", "/zero_grad_set_to_none");
         if (ImGui::TreeNode("Parallelism and sharding")) {
             w::Enum(st, "Sharding", "/sharding", allowed_values("sharding"));
             w::Enum(st, "Offload", "/offload", allowed_values("offload"));

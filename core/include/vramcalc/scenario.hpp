@@ -158,6 +158,10 @@ struct Scenario {
     // torchtune `optimizer_in_bwd`: the optimizer steps each parameter from a gradient hook as soon as
     // its gradient is ready, then frees it, so no full set of gradients ever exists (needs grad_accum 1).
     bool optimizer_in_backward = false;
+    // zero_grad(set_to_none): true frees the gradients after each step (PyTorch 2.0 default, pytorch PR #92731;
+    // the HF Trainer passes it on any release since transformers PR #22136); false keeps them allocated, zeroed,
+    // through the next forward (PyTorch 1.x default).
+    bool zero_grad_set_to_none = true;
     // torch.compile of the layers and the loss (torchtune `compile: True`): see activations.hpp.
     bool compile = false;
     bool compile_loss = true;  // with compile: the loss is compiled too (torchtune compile_loss); torchtitan 2024 left it eager

@@ -128,7 +128,8 @@ std::vector<KeyRow> training_rows() {
         {{.name = "adamw_impl", .type = T::enumeration, .workload = W::train, .default_text = "foreach",
           .help = "How AdamW steps: foreach (torch's default from 2.0, Trainer adamw_torch: a transient the size of one state "
                   "for all parameters), for-loop (one parameter at a time: transformers' AdamW, the Trainer's default "
-                  "adamw_hf before transformers 4.32; a transient of the largest parameter) or fused (adamw_torch_fused: none)."},
+                  "adamw_hf before transformers 4.32; a transient of the largest parameter) or fused (adamw_torch_fused: none).",
+          .shown_at_default = false},
          member<&Scenario::adamw_impl>()},
     };
 }
@@ -165,6 +166,11 @@ std::vector<KeyRow> training_more_rows() {
           .help = "Steps each parameter's optimizer as soon as its gradient is ready, so the full set of gradients never exists at once.",
           .shown_at_default = false},
          member<&Scenario::optimizer_in_backward>()},
+        {{.name = "zero_grad_set_to_none", .type = T::boolean, .workload = W::train, .default_text = "true",
+          .help = "zero_grad(set_to_none): true frees the gradients after each step (PyTorch 2.0 on); false keeps them allocated "
+                  "and zeroed through the next forward (PyTorch 1.x defaults; the HF Trainer before transformers PR #22136, 2023-03).",
+          .shown_at_default = false},
+         member<&Scenario::zero_grad_set_to_none>()},
         {{.name = "compile", .type = T::boolean, .workload = W::train, .default_text = "false",
           .help = "torch.compile: the compiler recomputes cheap pointwise ops in backward instead of keeping their outputs.",
           .shown_at_default = false},
@@ -349,7 +355,8 @@ std::vector<KeyRow> inference_rows() {
         {{.name = "hf_cache", .type = T::enumeration, .workload = W::infer, .frameworks = "hf", .default_text = "dynamic",
           .help = "transformers' KV-cache object: dynamic (DynamicCache, transformers 4.36 and later) or tuple (the per-layer "
                   "tuples of earlier releases and of remote code such as Qwen-1: the previous step's cache lives until the "
-                  "forward returns, so a decode step holds the cache twice)."},
+                  "forward returns, so a decode step holds the cache twice).",
+          .shown_at_default = false},
          member<&Scenario::hf_cache>()},
         {{.name = "n_ctx", .type = T::integer, .workload = W::infer, .frameworks = "llama.cpp", .min = 1, .max = kTokens,
           .default_text = "4096", .help = "llama.cpp: the KV cache is allocated for this many tokens up front."},

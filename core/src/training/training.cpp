@@ -243,7 +243,8 @@ void training(const Scenario& s, Bill& b) {
     if (s.method == Method::llama_adapter)
         in.trained_layers = std::clamp<std::int64_t>(in.layers - s.adapter_start_layer, 0, in.layers);
     in.checkpointing = s.checkpointing;
-    in.grads_persist = s.grad_accum > 1;
+    // Gradients outlive the step with accumulation, or when zero_grad zeroes them instead of freeing them.
+    in.grads_persist = s.grad_accum > 1 || !s.zero_grad_set_to_none;
     in.optimizer_in_backward = s.optimizer_in_backward;
 
     const ActivationSetup a = activation_setup(s, st.adapter_bytes);
