@@ -259,7 +259,8 @@ void training(const Scenario& s, Bill& b) {
     b.peak_phase = peak.phase;
     b.timeline = peak.timeline;
     b.cpu_bytes += saturated_bytes(peak.cpu_bytes);
-    add_line(b, "gradients", peak.gradients, "gradients present at the peak (" + count_short(st.trainable) + " trainable params)");
+    add_line(b, "gradients", peak.gradients, "gradients present at the peak (" + count_short(st.trainable) + " trainable params" +
+                                                 (s.zero_grad_set_to_none ? "" : "; zero_grad keeps them between steps") + ")");
     add_line(b, "optimizer", st.opt, std::string(to_string(s.optimizer)) + " states for " + count_short(st.trainable) + " params" +
                                          (paged ? " (paged: CUDA unified memory, outside torch's counters)" : ""));
     add_line(b, "activations", peak.activations, act_detail);
