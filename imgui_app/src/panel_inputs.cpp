@@ -219,8 +219,8 @@ void GuiWorkload(AppState& st) {
         w::Enum(st, "Attention", "/attention", allowed_values("attention"));
         w::Enum(st, "Loss", "/loss", allowed_values("loss"));
         w::Bool(st, "torch.compile", "/compile");
-        w::Bool(st, "Optimizer in backward", "/optimizer_in_backward");
-        w::Bool(st, "zero_grad frees grads", "/zero_grad_set_to_none");
+        w::Bool(st, "Optim. in backward", "/optimizer_in_backward");
+        w::Bool(st, "Grads set to None", "/zero_grad_set_to_none");
         if (ImGui::TreeNode("Parallelism and sharding")) {
             w::Enum(st, "Sharding", "/sharding", allowed_values("sharding"));
             w::Enum(st, "Offload", "/offload", allowed_values("offload"));

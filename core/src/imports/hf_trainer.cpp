@@ -175,8 +175,8 @@ void read_optimizer(Importer& im, const Entry& e) {
     im.set("optimizer", o, e);
     // How AdamW steps (adamw_impl): transformers' own AdamW loops over the parameters; the fused variants have
     // no transient; adamw_torch is torch's foreach default.
-    const std::string n = lower(e.value);
     if (o != "adamw") return;
+    const std::string n = lower(e.value);
     if (n == "adamw_hf") im.set("adamw_impl", "for-loop", e);
     else if (n.find("fused") != std::string::npos) im.set("adamw_impl", "fused", e);
 }

@@ -90,7 +90,7 @@ void torch_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     // older copy one token shorter (transformers < 4.36 GenerationMixin: model_kwargs["past_key_values"] is
     // replaced by outputs.past_key_values only after the forward; Qwen-1's QWenAttention: key = torch.cat((past_key,
     // key), dim=1), present = (key, value)).
-    const bool tuple_cache = !stat && s.framework == Framework::hf && s.hf_cache == HfCache::tuple;
+    const bool tuple_cache = s.framework == Framework::hf && s.hf_cache == HfCache::tuple;
     const double old_cache = tuple_cache ? kv_bytes_for_tokens(s, std::max(0.0, len - 1)) * batch : 0.0;
     const double concat = stat || tuple_cache ? 0 : kv_end / static_cast<double>(std::max<i64>(1, 2 * Lp));
     const double decode_act = layer_forward_bytes(s, batch, 1, c, tp) + concat;

@@ -15,13 +15,17 @@
 namespace vramcalc::detail {
 namespace {
 
+// A tensor repeated in every layer of the decoder stack (what method "freeze" can train).
+bool decoder_layer_tensor(const ModelSpec& m, const ParamGroup& g) {
+    return g.layer_stack == 0 && g.count >= m.layers && g.category != ParamCategory::embeddings && g.category != ParamCategory::lm_head;
+}
+
 // Parameters of the last N layers (method "freeze", LLaMA-Factory's freeze_trainable_layers): the
 // per-layer tensors of the decoder stack, averaged over layers (MoE/dense mixes differ by layer).
 double freeze_trainable(const ModelSpec& m, std::int64_t n) {
     double per_layer_total = 0;
     for (const auto& g : m.params)
-        if (g.layer_stack == 0 && g.count >= m.layers && g.category != ParamCategory::embeddings &&
-            g.category != ParamCategory::lm_head)
+        if (decoder_layer_tensor(m, g))
             per_layer_total += static_cast<double>(g.numel_each()) * static_cast<double>(g.count);
     return per_layer_total * static_cast<double>(std::min(n, m.layers)) / static_cast<double>(m.layers);
 }
@@ -75,11 +79,8 @@ void full_or_freeze(const Scenario& s, const ModelSpec& m, const ParamBreakdown&
     }
     // The largest trained tensor (a shapeless model: the whole, as foreach).
     double largest = m.params.empty() ? st.trainable : 0.0;
-    for (const auto& g : m.params) {
-        const bool in_layers = g.layer_stack == 0 && g.count >= m.layers && g.category != ParamCategory::embeddings &&
-                               g.category != ParamCategory::lm_head;
-        if (s.method == Method::full || in_layers) largest = std::max(largest, static_cast<double>(g.numel_each()));
-    }
+    for (const auto& g : m.params)
+        if (s.method == Method::full || decoder_layer_tensor(m, g)) largest = std::max(largest, static_cast<double>(g.numel_each()));
     st.opt_temp = adamw_transient(s, st.trainable * r.state, largest * r.state);
 }
 
