@@ -32,6 +32,9 @@ std::string pct_or_dash(int count, double pct) { return count > 0 ? line("%.1f %
 std::string oom_text(const ValidationReport& r) {
     return r.oom_total > 0 ? line("%d / %d", r.oom_correct, r.oom_total) : "–";
 }
+std::string fit_text(const ValidationReport& r) {
+    return r.fit_total > 0 ? line("%d / %d", r.fit_correct, r.fit_total) : "–";
+}
 
 std::string gib_text(double bytes) { return line("%.2f", bytes / kGiB); }
 
@@ -160,6 +163,7 @@ std::string render_validation(const ValidationReport& r) {
         o += line("  measured runs compared:   %d   median |err| %.1f%%   p90 %.1f%%   max %.1f%%\n", r.count,
                   r.median_abs_pct_error, r.p90_abs_pct_error, r.max_abs_pct_error);
     if (r.oom_total) o += line("  OOM runs predicted:       %d / %d\n", r.oom_correct, r.oom_total);
+    if (r.fit_total) o += line("  runs that ran, predicted to fit: %d / %d\n", r.fit_correct, r.fit_total);
     if (r.formulas_total) o += line("  formula cases reproduced: %d / %d\n", r.formulas_matched, r.formulas_total);
     return o;
 }
@@ -175,7 +179,9 @@ std::string render_validation_markdown(const std::vector<ValidationFile>& files)
         "Error = |estimate − measured| / measured, for the statistic the source reports: `allocated`\n"
         "(torch `max_memory_allocated`; `active` is compared with it), `reserved` (`max_memory_reserved`) or\n"
         "`device` (nvidia-smi); for serving engines `kv_pool` (the KV-cache pool vLLM logs) or `weights` (the\n"
-        "weight memory it logs). An OOM run counts as predicted when the estimate does not fit on the GPU.\n"
+        "weight memory it logs). An OOM run counts as predicted when the estimate does not fit on the GPU; a run\n"
+        "that ran (a peak reading of allocated, active, reserved or device bytes) counts as predicted to fit when\n"
+        "the estimate fits its GPU.\n"
         "Percentiles use the nearest rank. Sizes in GiB (2^30 bytes).\n\n"
         "## Summary\n\n| reference file | result |\n|---|---|\n";
     for (const auto& f : files) {
@@ -190,6 +196,7 @@ std::string render_validation_markdown(const std::vector<ValidationFile>& files)
             add(line("%d measured runs compared: median |error| %.1f %%, p90 %.1f %%, max %.1f %%", r.count,
                      r.median_abs_pct_error, r.p90_abs_pct_error, r.max_abs_pct_error));
         if (r.oom_total) add(line("OOM runs predicted: %d / %d", r.oom_correct, r.oom_total));
+        if (r.fit_total) add(line("runs that ran, predicted to fit: %d / %d", r.fit_correct, r.fit_total));
         if (f.startup) add(startup_logs_summary(*f.startup));
         if (res.empty()) res = "no entries";
         o += "| `" + markdown_cell(f.path) + "` | " + markdown_cell(res) + " |\n";
@@ -215,12 +222,13 @@ std::string render_validation_markdown(const std::vector<ValidationFile>& files)
             }
         }
         if (!f.workloads.empty()) {
-            o += "\n### By workload\n\n| group | entries | compared | median \\|error\\| | p90 \\|error\\| | OOM predicted |\n"
-                 "|---|---|---|---|---|---|\n";
+            o += "\n### By workload\n\n| group | entries | compared | median \\|error\\| | p90 \\|error\\| | OOM predicted | ran, predicted to fit |\n"
+                 "|---|---|---|---|---|---|---|\n";
             for (const auto& g : f.workloads)
                 o += "| " + markdown_cell(g.source) + line(" | %d | %d | ", g.entries, g.report.count) +
                      pct_or_dash(g.report.count, g.report.median_abs_pct_error) + " | " +
-                     pct_or_dash(g.report.count, g.report.p90_abs_pct_error) + " | " + oom_text(g.report) + " |\n";
+                     pct_or_dash(g.report.count, g.report.p90_abs_pct_error) + " | " + oom_text(g.report) + " | " +
+                     fit_text(g.report) + " |\n";
         }
         // Per-entry rows: every compared run and every mismatch; skipped entries in a list of their own.
         std::string rows, skipped;
@@ -239,7 +247,7 @@ std::string render_validation_markdown(const std::vector<ValidationFile>& files)
             } else if (e.kind == "measured" && e.status == "ok") {
                 rows += "| " + markdown_cell(e.id) + " | " + src + " | " + markdown_cell(scen) + " | " + e.metric + " | " +
                         gib_text(e.expected) + " | " + gib_text(e.estimated) + " | " + line("%.1f %%", *e.abs_pct_error) +
-                        " |\n";
+                        (e.fits && !*e.fits ? " (predicted not to fit)" : "") + " |\n";
             } else if (e.kind == "measured" && e.metric == "oom") {
                 rows += "| " + markdown_cell(e.id) + " | " + src + " | " + markdown_cell(scen) + " | OOM on " + gib_text(e.expected) +
                         " GiB | – | " + gib_text(e.estimated) + " (device) | " +

@@ -163,3 +163,24 @@ TEST_CASE("estimate: zero_grad(set_to_none=False) keeps the gradients through th
     const Bill accum_kept = bill((base + R"(, "grad_accum": 2, "zero_grad_set_to_none": false})").c_str());
     CHECK(accum.peak_allocated_bytes == accum_kept.peak_allocated_bytes);
 }
+
+TEST_CASE("estimate: paged optimizer states that do not fit beside the rest page out to host RAM") {
+    // torchtune's README ran Llama 3.1 8B full fine-tuning with PagedAdamW8bit on an RTX 4090 (24 GB):
+    // 15.2 GiB of 8-bit states beside ~19.6 GiB reserved. Unified memory keeps the overflow on the host.
+    const Bill b = bill(R"({"model": "llama-3.1-8b", "framework": "torchtune", "gpu": "rtx-4090", "precision": "bf16",
+        "optimizer": "paged-adamw-8bit", "micro_batch": 2, "seq_len": 2048, "checkpointing": "full",
+        "optimizer_in_backward": true, "compile": true, "loss": "chunked"})");
+    REQUIRE(b.paged_to_host_bytes > 0);
+    CHECK(b.fits);
+    CHECK(b.device_bytes == b.gpu.memory_bytes);
+    const std::int64_t states = 2 * 8030261248LL;  // two 8-bit states per parameter (block absmax on top)
+    CHECK(b.component("optimizer") + b.paged_to_host_bytes >= states);
+    CHECK(b.cpu_bytes == b.paged_to_host_bytes);
+    CHECK(b.device_bytes == b.peak_reserved_bytes + b.torch_uncounted_bytes + b.component("cuda_context"));
+    // On an 80 GB GPU nothing pages out; where even the rest does not fit, nothing is moved either.
+    const Bill big = bill(R"({"model": "llama-3.1-8b", "gpu": "h100-80gb", "precision": "bf16", "optimizer": "paged-adamw-8bit"})");
+    CHECK(big.paged_to_host_bytes == 0);
+    const Bill over = bill(R"({"model": "llama-3.1-70b", "gpu": "rtx-4090", "precision": "bf16", "optimizer": "paged-adamw-8bit"})");
+    CHECK(over.paged_to_host_bytes == 0);
+    CHECK_FALSE(over.fits);
+}

@@ -134,6 +134,32 @@ TEST_CASE("parallel: tensor and pipeline parallelism split the model") {
     CHECK_FALSE(pp1.layout.empty());
 }
 
+TEST_CASE("parallel: context-parallel ranks shard the model states too (dp x cp)") {
+    // torchtitan's FSDP runs on the flattened dp_shard_cp mesh; Megatron's distributed optimizer on the
+    // data-parallel group with context parallel. 8 GPUs: fsdp 8 x cp 1 and fsdp 2 x cp 4 hold the same shard.
+    json j = base("llama-3.1-8b", "torchtitan", 8);
+    j["sharding"] = "fsdp-full";
+    j["seq_len"] = 8192;
+    const Bill cp1 = bill(j);
+    j["cp"] = 4;
+    j["seq_len"] = 4 * 8192;  // the same tokens per GPU
+    const Bill cp4 = bill(j);
+    for (const char* line : {"weights", "optimizer", "gradients"}) {
+        INFO(line);
+        CHECK(cp4.component(line) == cp1.component(line));
+    }
+    const double P = 8030261248.0;  // Llama 3.1 8B
+    CHECK(static_cast<double>(cp4.component("weights")) == Approx(P * 4 / 8).epsilon(1e-6));  // fp32 params / 8
+    CHECK(cp4.component("activations") == cp1.component("activations"));
+    // Megatron ZeRO-1: optimizer states over dp x cp.
+    json m = base("llama-3.1-8b", "megatron", 8);
+    m["sharding"] = "zero1";
+    m["cp"] = 2;
+    json m8 = base("llama-3.1-8b", "megatron", 8);
+    m8["sharding"] = "zero1";
+    CHECK(bill(m).component("optimizer") == bill(m8).component("optimizer"));
+}
+
 TEST_CASE("parallel: planner finds the fewest GPUs and lists each layout") {
     Scenario s = scenario({{"model", "llama-3.1-70b"}, {"framework", "deepspeed"}, {"gpu", "a100-80gb"},
                            {"checkpointing", "full"}, {"micro_batch", 1}, {"seq_len", 2048}});

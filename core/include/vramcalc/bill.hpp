@@ -89,6 +89,7 @@ struct Bill {
     std::string peak_phase;                       // where in the step the peak falls
     std::vector<TimelinePoint> timeline;          // allocated bytes through one training step
     std::int64_t torch_uncounted_bytes = 0;       // on the GPU but outside torch's allocator (paged optimizer states)
+    std::int64_t paged_to_host_bytes = 0;         // of those, what CUDA unified memory keeps in host RAM (GPU full)
     // Inference: vLLM's preallocated KV block pool and how many sequences of prompt_len + gen_len it holds;
     // the largest concurrency and the longest context (prompt + generated tokens) the GPU allows.
     std::optional<std::int64_t> kv_pool_bytes;

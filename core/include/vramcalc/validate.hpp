@@ -23,6 +23,9 @@ struct EntryResult {
     double estimated = 0;
     std::optional<double> abs_pct_error;  // measured runs with a byte figure
     std::string message;
+    // A run that ran (a peak reading of allocated, active, reserved or device bytes): whether the estimate
+    // says it fits its GPU (issue 23: runs reported as fitting must fit).
+    std::optional<bool> fits;
 };
 
 struct ValidationReport {
@@ -31,6 +34,7 @@ struct ValidationReport {
     double median_abs_pct_error = 0, p90_abs_pct_error = 0, max_abs_pct_error = 0;
     int params_exact = 0, params_total = 0;
     int oom_correct = 0, oom_total = 0;
+    int fit_correct = 0, fit_total = 0;  // runs that ran (EntryResult::fits set) and those predicted to fit
     int formulas_matched = 0, formulas_total = 0;
 };
 

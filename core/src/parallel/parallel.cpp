@@ -33,7 +33,7 @@ struct Replica {
     Recipe r{};
     ParamBreakdown pb{};
     StageParams sp{};
-    double total = 0, dp = 1, tp = 1, cp = 1;
+    double total = 0, dp = 1, tp = 1, cp = 1;  // dp: the sharding degree, dp x cp (Layout::shard)
     bool paged = false, deepspeed = false, fsdp = false;
     double weights1 = 0, master1 = 0, lora1 = 0, opt1 = 0, opt_temp1 = 0, act_share = 1;
     StepInputs in1{};
@@ -52,7 +52,7 @@ struct Stage {
         if (bytes > 0) res.components.push_back({id, saturated_bytes(bytes), std::move(detail)});
     }
 
-    // Weights, adapters, master copy and optimizer states: this stage's share, sharded over dp.
+    // Weights, adapters, master copy and optimizer states: this stage's share, sharded over dp x cp.
     void model_states() {
         const Layout& L = x.L;
         held = first_stage ? x.sp.first : x.sp.last;
@@ -64,7 +64,7 @@ struct Stage {
         const double odp = L.shard_optimizer ? 1 / x.dp : 1.0;
         std::string where = "1/" + std::to_string(L.tp * L.pp) + " model-parallel share";
         if (L.pp > 1) where = std::string(first_stage ? "first" : "last") + " pipeline stage, tp " + std::to_string(L.tp);
-        const std::string dp_text = " over dp = " + std::to_string(L.dp);
+        const std::string dp_text = L.cp > 1 ? " over dp x cp = " + std::to_string(L.shard) : " over dp = " + std::to_string(L.dp);
         const double weights1 = x.weights1, lora1 = x.lora1, master1 = x.master1, opt1 = x.opt1, opt_temp1 = x.opt_temp1;
         const bool deepspeed = x.deepspeed;
     const double w = weights1 * share * wdp, lw = lora1 * share * wdp;
@@ -150,6 +150,21 @@ struct Stage {
 
     }
 
+    // Context parallelism through PyTorch (torch.distributed.tensor.experimental.context_parallel, which
+    // torchtitan applies): its default "allgather" rotate method all-gathers the concatenated K and V of the
+    // whole sequence once per attention call (_AllGatherRotater.exchange_buffers) beside the local
+    // concatenation; gradients rotate through local-sized buffers. One attention layer's worth at a time.
+    // Megatron's ring exchange (TransformerEngine's P2P send/recv buffers) is not modelled.
+    double ring_attention_kv(double cp) const {
+        const Scenario& s = x.s;
+        const ModelSpec& m = x.m;
+        const std::int64_t attn_layers = attention_layers(m);
+        if (cp <= 1 || s.framework == Framework::megatron || m.count_only || attn_layers <= 0) return 0;
+        const double per_token = kv_bytes_per_token(m, x.a.compute, false) / static_cast<double>(attn_layers);
+        const double tokens = static_cast<double>(s.micro_batch) * static_cast<double>(s.seq_len);
+        return tokens * per_token * (1 + 1 / cp) / x.tp;
+    }
+
     void activations() {
         const Layout& L = x.L;
         const Scenario& s = x.s;
@@ -163,7 +178,7 @@ struct Stage {
     st.layer_act = in1.layer_act * act_share / cp;
     st.layer_input = in1.layer_input * (L.sp ? 1 / tp : 1.0) / cp;
     st.layer_op_kept = in1.layer_op_kept * act_share / cp;
-    st.layer_transient = in1.layer_transient / tp / cp + extra_transient;
+    st.layer_transient = in1.layer_transient / tp / cp + extra_transient + ring_attention_kv(cp);
     st.extra_act = in1.extra_act * (L.sp ? 1 / tp : 1.0) / cp;
     st.logits_saved = in1.logits_saved / tp / cp;  // vocab-parallel cross-entropy
     st.logits_forward_peak = in1.logits_forward_peak / tp / cp;
@@ -236,7 +251,7 @@ struct Stage {
             gathered_detail = std::string("FSDP: root unit + 2 decoder-layer units unsharded (current + prefetched)") +
                               (s.method == Method::qlora ? ", layers in their quantised form" : "");
         }
-    } else if (s.sharding == Sharding::none && L.dp > 1 && s.framework != Framework::megatron) {
+    } else if (s.sharding == Sharding::none && L.shard > 1 && s.framework != Framework::megatron) {
         // DistributedDataParallel keeps its gradient buckets (bucket_cap_mb = 25) as a second copy of the
         // gradients unless gradient_as_bucket_view=True (torch.nn.parallel.DistributedDataParallel docs:
         // the saving "will be equal to the total gradients size").
@@ -300,7 +315,7 @@ void apply_parallel_training(const Scenario& s, const ActivationSetup& a, Bill& 
     x.pb = count_parameters(s.model);
     x.sp = stage_params(s.model, L);
     x.total = static_cast<double>(x.pb.total);
-    x.dp = static_cast<double>(L.dp), x.tp = static_cast<double>(L.tp), x.cp = static_cast<double>(L.cp);
+    x.dp = static_cast<double>(L.shard), x.tp = static_cast<double>(L.tp), x.cp = static_cast<double>(L.cp);
     x.paged = s.optimizer == Optimizer::paged_adamw_8bit;
     x.deepspeed = is_zero(s.sharding);
     x.fsdp = is_fsdp(s.sharding);

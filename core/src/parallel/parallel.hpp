@@ -1,6 +1,7 @@
 // Internal: what one GPU holds when a training step runs on several GPUs.
 //
-//  - data-parallel sharding of model states (ZeRO stages 1-3 / FSDP) over dp = num_gpus / (tp x pp x cp),
+//  - data-parallel sharding of model states (ZeRO stages 1-3 / FSDP) over dp x cp, where dp = num_gpus /
+//    (tp x pp x cp): context-parallel ranks hold the same parameters and shard them too,
 //    with the buffers the frameworks allocate for it (DeepSpeed reduce and prefetch buckets, the gathered
 //    parameters of the unit being computed, DDP's gradient buckets);
 //  - CPU offload of optimizer states (and parameters): the bytes leave the GPU and appear in cpu_bytes;
@@ -37,6 +38,7 @@ inline constexpr double kDdpBucketBytes = 25.0 * 1048576.0;
 // The data-parallel degree and the shares of one replica that the most loaded rank keeps.
 struct Layout {
     std::int64_t dp = 1, tp = 1, pp = 1, cp = 1, ep = 1;
+    std::int64_t shard = 1;  // ranks that shard the model states: dp x cp (layout_of)
     bool sp = false;
     bool shard_optimizer = false, shard_grads = false, shard_weights = false;
     bool offload_optimizer = false, offload_params = false;

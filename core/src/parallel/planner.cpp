@@ -60,7 +60,7 @@ Search search(const Scenario& base, Checkpointing ck, std::int64_t max_gpus) {
     for (std::int64_t n = unit; n <= std::max(unit, max_gpus); n *= 2) {
         for (Sharding sh : shardings_for(base.framework)) {
             for (const auto& [tp, pp] : model_parallel_for(base, n)) {
-                if (n / (tp * pp * base.cp) == 1 && sh != Sharding::none) continue;  // no data-parallel ranks to shard over
+                if (n / (tp * pp) == 1 && sh != Sharding::none) continue;  // no dp x cp ranks to shard over
                 Scenario s = base;
                 s.num_gpus = n;
                 s.sharding = sh;

@@ -35,7 +35,31 @@ void close_torch_bill(Bill& b) {
     const CudaContext context = cuda_context(b.gpu);
     add_line(b, "cuda_context", context.bytes, context.detail);
     b.device_bytes = b.peak_reserved_bytes + b.torch_uncounted_bytes + saturated_bytes(context.bytes);
+    spill_paged_states(b);
     b.fits = b.gpu.memory_bytes > 0 && b.device_bytes <= b.gpu.memory_bytes;
+}
+
+// Paged optimizer states (bitsandbytes' paged optimizers) live in CUDA unified memory, which "transfers
+// memory from the GPU to the CPU when GPU memory is exhausted" (bitsandbytes docs, optimizer reference).
+// So when everything else fits, the run fits: the GPU fills up and the rest of the states stay in host
+// RAM, moved over the host link at each optimizer step (time/speed.cpp).
+void spill_paged_states(Bill& b) {
+    const std::int64_t paged = b.torch_uncounted_bytes, cap = b.gpu.memory_bytes;
+    const std::int64_t resident = b.device_bytes - paged;
+    if (paged <= 0 || cap <= 0 || b.device_bytes <= cap || resident > cap) return;
+    const std::int64_t spill = b.device_bytes - cap;
+    b.paged_to_host_bytes = spill;
+    b.torch_uncounted_bytes -= spill;
+    b.device_bytes = cap;
+    b.cpu_bytes += spill;
+    for (auto& c : b.components)
+        if (c.id == "optimizer" && c.bytes >= spill) {
+            c.bytes -= spill;
+            c.detail += "; " + format_gib(spill) + " of them paged out to host RAM (the GPU is full)";
+        }
+    b.warnings.push_back("the paged optimizer states do not all fit beside the rest: CUDA unified memory keeps " +
+                         format_gib(spill) + " of them in host RAM and moves them over the host link at every "
+                         "optimizer step (slower; the GPU is full)");
 }
 
 }  // namespace vramcalc::detail

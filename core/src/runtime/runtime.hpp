@@ -20,6 +20,10 @@ CudaContext cuda_context(const GpuSpec& g);
 // torch.cuda.max_memory_reserved() for a max_memory_allocated() (bytes; never below `allocated`).
 std::int64_t reserved_bytes(std::int64_t allocated);
 
+// Moves the paged optimizer states that do not fit beside the rest of the bill to host RAM (CUDA unified
+// memory): the device figure stops at the GPU's memory. Called by close_torch_bill.
+void spill_paged_states(Bill& b);
+
 // Closes a PyTorch bill whose components hold the allocated peak (plus b.torch_uncounted_bytes of
 // memory outside torch's allocator): peak allocated / reserved, the allocator_slack and cuda_context
 // lines, device_bytes and the verdict.

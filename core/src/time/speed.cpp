@@ -25,7 +25,7 @@ double link_bytes_per_s(const GpuSpec& g, std::int64_t gpus) {
     if (gpus > 8) return 50e9;
     struct L { const char* id; double gbs; };
     static const L nvlink[] = {{"v100-16gb", 150}, {"v100-32gb", 150}, {"a100-40gb", 300}, {"a100-80gb", 300},
-                               {"a800-80gb", 200}, {"h100-80gb", 450}, {"h800", 200}, {"h20", 450}, {"h200", 450},
+                               {"a800-80gb", 200}, {"h100-80gb", 450}, {"h100-96gb", 450}, {"h800", 200}, {"h20", 450}, {"h200", 450},
                                {"gh200", 450}, {"b200", 900}, {"mi300x", 448}};
     for (const auto& l : nvlink)
         if (g.id == l.id) return l.gbs * 1e9;
@@ -63,8 +63,8 @@ void training_speed(const Scenario& s, const Bill& b, Speed& sp) {
     // reduce-scatter + all-gather of the updated shards), or FSDP/ZeRO-3's parameter all-gathers in forward
     // and backward plus the gradient reduce-scatter. Hidden behind compute up to the compute time.
     const Layout L = layout_of(s);
-    const double dp = static_cast<double>(L.dp);
-    if (L.dp > 1) {
+    const double dp = static_cast<double>(L.shard);  // gradients are reduced over dp x cp (Layout::shard)
+    if (L.shard > 1) {
         const double grads = static_cast<double>(b.trainable_parameters) * 2.0;  // 16-bit gradients
         const double params16 = static_cast<double>(b.parameters) * 2.0 / static_cast<double>(L.tp * L.pp);
         double volume = 2.0 * (dp - 1) / dp * grads;
@@ -75,6 +75,10 @@ void training_speed(const Scenario& s, const Bill& b, Speed& sp) {
     // Optimizer offload: the gradients go to the host and the updated 16-bit weights come back every step.
     if (s.offload != Offload::none)
         sp.offload_s = static_cast<double>(b.trainable_parameters) * (2.0 + 2.0) / dp / host_bytes_per_s(s.gpu);
+    // Paged optimizer states left in host RAM (runtime.cpp, spill_paged_states): unified memory brings them
+    // to the GPU for the step and evicts them again, once each way per optimizer step.
+    if (b.paged_to_host_bytes > 0)
+        sp.offload_s += 2.0 * static_cast<double>(b.paged_to_host_bytes) / host_bytes_per_s(s.gpu);
     // Eager PyTorch training under HF Trainer (hf, deepspeed) issues every kernel from Python: a step takes
     // at least 1.3 ms per layer per forward-equivalent pass (forward 1, backward 2, full recomputation 1)
     // per micro-batch. Fit: Qwen-1-1.8B LoRA with gradient checkpointing at 256 and 512 tokens, 1.0 s per

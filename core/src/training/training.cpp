@@ -179,8 +179,17 @@ double unsloth_rope_cache(const ModelSpec& m, double seq) {
 }
 
 // The per-step sizes of activations, logits and transients (simulate_step's inputs besides the states).
-std::string activation_inputs(const Scenario& s, const ModelSpec& m, const ActivationSetup& a, StepInputs& in,
-                              std::string& loss_detail) {
+// The activations line's text, from the per-rank inputs (after tp / cp have split them).
+std::string activation_detail(const Scenario& s, const StepInputs& in) {
+    std::string split;
+    if (s.cp > 1) split += ", cp " + std::to_string(s.cp) + " splits the sequence";
+    if (s.tp > 1) split += ", tp " + std::to_string(s.tp) + (s.sp ? " (sp)" : "");
+    return gib(in.layer_act) + " per layer (" + std::to_string(s.micro_batch) + " x " + std::to_string(s.seq_len) +
+           " tokens" + split + ", " + to_string(s.attention) + " attention, checkpointing " + to_string(s.checkpointing) + ")";
+}
+
+void activation_inputs(const Scenario& s, const ModelSpec& m, const ActivationSetup& a, StepInputs& in,
+                       std::string& loss_detail) {
     const bool lora = a.lora;
     const double bsz = static_cast<double>(s.micro_batch), seq = static_cast<double>(s.seq_len), T = bsz * seq;
     in.layer_act = layer_bytes(layer_saved_tensors(m, a), bsz, seq, s.checkpointing == Checkpointing::selective);
@@ -214,8 +223,6 @@ std::string activation_inputs(const Scenario& s, const ModelSpec& m, const Activ
     in.logits_forward_peak = lm.forward_peak + dq.head;
     in.logits_backward_peak = lm.backward_peak + dq.head;
     loss_detail = lm.detail;
-    return gib(in.layer_act) + " per layer (" + std::to_string(s.micro_batch) + " x " + std::to_string(s.seq_len) +
-           " tokens, " + to_string(s.attention) + " attention, checkpointing " + to_string(s.checkpointing) + ")";
 }
 
 }  // namespace
@@ -251,10 +258,11 @@ void training(const Scenario& s, Bill& b) {
     std::string act_detail, loss_detail;
     if (m.count_only) b.warnings.push_back("activations need the model's shapes: give a config.json, not only a parameter count");
     else if (m.stack) act_detail = stack_activation_inputs(s, m, a, in, loss_detail, b.warnings);
-    else act_detail = activation_inputs(s, m, a, in, loss_detail);
+    else activation_inputs(s, m, a, in, loss_detail);
 
     // Several GPUs, sharding, offload: the most loaded rank's share (parallel.cpp).
     apply_parallel_training(s, a, b, in, st.opt, st.opt_temp);
+    if (!m.count_only && !m.stack) act_detail = activation_detail(s, in);
     const StepPeak peak = simulate_step(in);
     b.peak_phase = peak.phase;
     b.timeline = peak.timeline;

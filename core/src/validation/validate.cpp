@@ -184,6 +184,7 @@ EntryResult run_measured(const json& e, const std::string& id, const Catalog& ca
     else if (r.metric == "compute_buffer") est = static_cast<double>(b.component("compute_buffer"));
     else if (r.metric != "allocated" && r.metric != "active")
         return compared(std::move(r), std::nullopt, "(allowed: allocated, active, reserved, device, kv_pool, weights, kv_cache, compute_buffer)");
+    if (r.metric == "allocated" || r.metric == "active" || r.metric == "reserved" || r.metric == "device") r.fits = b.fits;
     return compared(std::move(r), est * gpus, "");
 }
 
@@ -293,6 +294,10 @@ ValidationReport summarize(std::vector<EntryResult> entries) {
                 ++rep.oom_total;
                 if (r.status == "oom-correct") ++rep.oom_correct;
             }
+            if (r.fits) {
+                ++rep.fit_total;
+                if (*r.fits) ++rep.fit_correct;
+            }
             if (r.abs_pct_error) errs.push_back(*r.abs_pct_error);
         } else if (r.kind == "formula") {
             ++rep.formulas_total;
@@ -317,6 +322,7 @@ json report_to_json(const ValidationReport& r) {
             j["estimated"] = e.estimated;
         }
         if (e.abs_pct_error) j["abs_pct_error"] = *e.abs_pct_error;
+        if (e.fits) j["fits"] = *e.fits;
         if (!e.message.empty()) j["message"] = e.message;
         entries.push_back(std::move(j));
     }
@@ -328,6 +334,8 @@ json report_to_json(const ValidationReport& r) {
             {"params_total", r.params_total},
             {"oom_correct", r.oom_correct},
             {"oom_total", r.oom_total},
+            {"fit_correct", r.fit_correct},
+            {"fit_total", r.fit_total},
             {"formulas_matched", r.formulas_matched},
             {"formulas_total", r.formulas_total},
             {"entries", entries}};
