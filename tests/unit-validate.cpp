@@ -38,7 +38,7 @@ TEST_CASE("validate: KV-cache formula cases are reproduced to their printed prec
 TEST_CASE("validate: measured runs produce the summary the CLI prints") {
     auto r = validate_reference(test::load_json("measured_runs.json"), test::catalog());
     REQUIRE(r.ok());
-    CHECK(r->entries.size() == 266);  // the shared copy's 244 + 22 torchtitan / torchao rows (tests/data/README.md)
+    CHECK(r->entries.size() == 274);  // the shared copy's 244 + 30 torchtitan / torchao rows (tests/data/README.md)
     CHECK(r->count > 100);
     for (const auto& e : r->entries) {
         INFO(e.id << ": " << e.message);
