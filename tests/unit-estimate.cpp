@@ -1,6 +1,8 @@
 // The simple parts of the bill, pinned against hand-computed byte counts.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "test_data.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario_json.hpp"
@@ -183,4 +185,20 @@ TEST_CASE("estimate: paged optimizer states that do not fit beside the rest page
     const Bill over = bill(R"({"model": "llama-3.1-70b", "gpu": "rtx-4090", "precision": "bf16", "optimizer": "paged-adamw-8bit"})");
     CHECK(over.paged_to_host_bytes == 0);
     CHECK_FALSE(over.fits);
+    // The per-GPU table sizes each GPU on its own: an 80 GB card holds every state, a 24 GB one pages.
+    const Scenario sc = test::scenario(nlohmann::json::parse(R"({"model": "llama-3.1-8b", "framework": "torchtune",
+        "gpu": "rtx-4090", "precision": "bf16", "optimizer": "paged-adamw-8bit", "micro_batch": 2, "seq_len": 2048,
+        "checkpointing": "full", "optimizer_in_backward": true, "compile": true, "loss": "chunked"})"));
+    const auto fits = solve_catalog(sc, test::catalog().gpus());
+    bool saw_big = false;
+    for (const auto& f : fits) {
+        INFO(f.gpu.id);
+        if (f.fits) CHECK(f.device_bytes <= f.gpu.memory_bytes);
+        if (f.gpu.id == "h100-80gb") {
+            saw_big = true;
+            CHECK(f.device_bytes > b.gpu.memory_bytes);  // the whole 35 GiB, not capped at the 4090's 24
+            CHECK(f.fits);
+        }
+    }
+    CHECK(saw_big);
 }

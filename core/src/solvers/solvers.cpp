@@ -90,8 +90,10 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
     // its CUDA context (runtime/runtime.cpp) and its memory: device bytes = torch bytes of the scenario +
     // the GPU's context. So every GPU shares one table of torch bytes per field (search.hpp CostTable), and
     // the GPUs are solved in order of the budget left beside their context, so each search interpolates
-    // between the costs its neighbours already visited. Inference and RLHF: one solve per GPU.
-    const bool shared = base.workload == Workload::train && base.rlhf.algorithm == RlhfAlgorithm::none;
+    // between the costs its neighbours already visited. Inference and RLHF: one solve per GPU; so are paged
+    // optimizers, whose states spill to host RAM by as much as the GPU lacks (runtime.cpp, spill_paged_states).
+    const bool shared = base.workload == Workload::train && base.rlhf.algorithm == RlhfAlgorithm::none &&
+                        base.optimizer != Optimizer::paged_adamw_8bit;
     auto context = [](const GpuSpec& g) { return detail::saturated_bytes(detail::cuda_context(g).bytes); };
     auto room = [&](const GpuSpec& g) {
         return static_cast<double>(g.memory_bytes) * base.target_utilization - static_cast<double>(context(g));
