@@ -20,6 +20,9 @@ Recipe training_recipe(Precision p, Framework f);
 
 // Optimizer-state bytes for a set of trainable tensors.
 double optimizer_bytes_per_param(Optimizer o, double state_bytes);
+// bitsandbytes' paged optimizers keep their states in CUDA unified memory (cudaMallocManaged): outside torch's
+// counters, and paged to host RAM when the GPU is full (runtime.cpp, spill_paged_states).
+inline bool paged_states(Optimizer o) { return o == Optimizer::paged_adamw_8bit; }
 
 // Bytes of a quantized nn.Linear weight in a per-tensor format (fp8, int8, nf4, nf4-dq: the QLoRA bases
 // and the simple inference formats) for a tensor with `rows` outputs and `cols` inputs. Returns <0 for any

@@ -81,11 +81,6 @@ Layout layout_of(const Scenario& s) {
     L.ep = std::max<std::int64_t>(1, s.ep);
     L.sp = s.sp && L.tp > 1;
     L.dp = std::max<std::int64_t>(1, s.num_gpus / (L.tp * L.pp * L.cp));
-    // Context-parallel ranks hold the same parameters, so sharding spans dp x cp: torchtitan applies FSDP
-    // on its flattened "dp_shard_cp" mesh (parallelize_llama.py, "apply FSDP or HSDP, potentially with
-    // Context Parallel"), Megatron's distributed optimizer uses the data-parallel group with context
-    // parallel (parallel_state.get_data_parallel_group(with_context_parallel=True)).
-    L.shard = L.dp * L.cp;
     // ZeRO (Rajbhandari et al. 2020, Sec. 5): P_os shards optimizer states (and the fp32 master copy),
     // P_os+g also gradients, P_os+g+p also parameters. FSDP SHARD_GRAD_OP keeps parameters unsharded
     // between forward and backward (ZeRO-2-like); FULL_SHARD reshards them after each unit (ZeRO-3-like)
@@ -104,12 +99,12 @@ ModelStates model_states_per_gpu(const Scenario& s) {
     const StageParams sp = stage_params(s.model, L);
     const double total = static_cast<double>(count_parameters(s.model).total);
     const double share = total > 0 ? std::max(sp.first, sp.last) : 0;
-    const double dp = static_cast<double>(L.shard);
+    const double shard = static_cast<double>(L.shard());
     ModelStates st;
-    const double w = share * r.weight * (L.shard_weights ? 1 / dp : 1);
-    const double master = share * r.master * (L.shard_optimizer ? 1 / dp : 1);
-    const double g = share * r.grad * (L.shard_grads ? 1 / dp : 1);
-    const double o = share * optimizer_bytes_per_param(s.optimizer, r.state) * (L.shard_optimizer ? 1 / dp : 1);
+    const double w = share * r.weight * (L.shard_weights ? 1 / shard : 1);
+    const double master = share * r.master * (L.shard_optimizer ? 1 / shard : 1);
+    const double g = share * r.grad * (L.shard_grads ? 1 / shard : 1);
+    const double o = share * optimizer_bytes_per_param(s.optimizer, r.state) * (L.shard_optimizer ? 1 / shard : 1);
     st.weights = L.offload_params ? 0 : w;
     st.master = L.offload_optimizer ? 0 : master;
     st.optimizer = L.offload_optimizer ? 0 : o;

@@ -33,7 +33,7 @@ struct Replica {
     Recipe r{};
     ParamBreakdown pb{};
     StageParams sp{};
-    double total = 0, dp = 1, tp = 1, cp = 1;  // dp: the sharding degree, dp x cp (Layout::shard)
+    double total = 0, shard = 1, tp = 1, cp = 1;  // shard: Layout::shard(), dp x cp
     bool paged = false, deepspeed = false, fsdp = false;
     double weights1 = 0, master1 = 0, lora1 = 0, opt1 = 0, opt_temp1 = 0, act_share = 1;
     StepInputs in1{};
@@ -59,12 +59,12 @@ struct Stage {
         share = x.total > 0 ? held / x.total : 1.0 / (x.tp * static_cast<double>(L.pp));
         // ZeRO-3 keeps tensors below stage3_param_persistence_threshold (1e5 elements) whole on every rank.
         const double wdp = !L.shard_weights ? 1.0
-                           : x.deepspeed   ? x.sp.persistent_fraction + (1 - x.sp.persistent_fraction) / x.dp
-                                           : 1 / x.dp;
-        const double odp = L.shard_optimizer ? 1 / x.dp : 1.0;
+                           : x.deepspeed   ? x.sp.persistent_fraction + (1 - x.sp.persistent_fraction) / x.shard
+                                           : 1 / x.shard;
+        const double odp = L.shard_optimizer ? 1 / x.shard : 1.0;
         std::string where = "1/" + std::to_string(L.tp * L.pp) + " model-parallel share";
         if (L.pp > 1) where = std::string(first_stage ? "first" : "last") + " pipeline stage, tp " + std::to_string(L.tp);
-        const std::string dp_text = L.cp > 1 ? " over dp x cp = " + std::to_string(L.shard) : " over dp = " + std::to_string(L.dp);
+        const std::string dp_text = L.cp > 1 ? " over dp x cp = " + std::to_string(L.shard()) : " over dp = " + std::to_string(L.dp);
         const double weights1 = x.weights1, lora1 = x.lora1, master1 = x.master1, opt1 = x.opt1, opt_temp1 = x.opt_temp1;
         const bool deepspeed = x.deepspeed;
     const double w = weights1 * share * wdp, lw = lora1 * share * wdp;
@@ -96,11 +96,11 @@ struct Stage {
         const ModelSpec& m = x.m;
         const StepInputs& in1 = x.in1;
         const ParamBreakdown& pb = x.pb;
-        const double tp = x.tp, dp = x.dp, total = x.total;
+        const double tp = x.tp, shard = x.shard, total = x.total;
         const bool deepspeed = x.deepspeed, fsdp = x.fsdp;
         const Recipe& r = x.r;
         const StageParams& sp = x.sp;
-        const double gdp = L.shard_grads ? 1 / dp : 1.0;
+        const double gdp = L.shard_grads ? 1 / shard : 1.0;
     st = in1;
     const double gshare = share * gdp;
     st.grad_total = in1.grad_total * gshare;
@@ -116,7 +116,7 @@ struct Stage {
     if (L.offload_optimizer && (deepspeed || fsdp) && L.shard_grads) {
         // ZeRO-Offload keeps the fp32 gradient partition in host memory (Ren et al. 2021, ZeRO-Offload
         // Sec. 4; DeepSpeed's estimators count 4 B/param for it); FSDP CPUOffload moves gradients too.
-        const double g_params = (r.grad > 0 ? in1.grad_total / r.grad : 0) * share / dp;
+        const double g_params = (r.grad > 0 ? in1.grad_total / r.grad : 0) * share / shard;
         cpu += g_params * (deepspeed ? 4.0 : r.grad);
         st.grad_total = st.grad_per_layer = st.grad_head = 0;
         extra_transient += layer_grad_unsharded;
@@ -155,8 +155,9 @@ struct Stage {
     // whole sequence once per attention call (_AllGatherRotater.exchange_buffers) beside the local
     // concatenation; gradients rotate through local-sized buffers. One attention layer's worth at a time.
     // Megatron's ring exchange (TransformerEngine's P2P send/recv buffers) is not modelled.
-    double ring_attention_kv(double cp) const {
+    double ring_attention_kv() const {
         const Scenario& s = x.s;
+        const double cp = x.cp;
         const ModelSpec& m = x.m;
         const std::int64_t attn_layers = attention_layers(m);
         if (cp <= 1 || s.framework == Framework::megatron || m.count_only || attn_layers <= 0) return 0;
@@ -178,7 +179,7 @@ struct Stage {
     st.layer_act = in1.layer_act * act_share / cp;
     st.layer_input = in1.layer_input * (L.sp ? 1 / tp : 1.0) / cp;
     st.layer_op_kept = in1.layer_op_kept * act_share / cp;
-    st.layer_transient = in1.layer_transient / tp / cp + extra_transient + ring_attention_kv(cp);
+    st.layer_transient = in1.layer_transient / tp / cp + extra_transient + ring_attention_kv();
     st.extra_act = in1.extra_act * (L.sp ? 1 / tp : 1.0) / cp;
     st.logits_saved = in1.logits_saved / tp / cp;  // vocab-parallel cross-entropy
     st.logits_forward_peak = in1.logits_forward_peak / tp / cp;
@@ -206,7 +207,7 @@ struct Stage {
         const StepInputs& in1 = x.in1;
         const Recipe& r = x.r;
         const StageParams& sp = x.sp;
-        const double tp = x.tp, dp = x.dp;
+        const double tp = x.tp, shard = x.shard;
         const bool deepspeed = x.deepspeed, fsdp = x.fsdp;
     double buffers = 0, gathered = 0;
     std::string buffer_detail, gathered_detail;
@@ -229,7 +230,7 @@ struct Stage {
         // sub-group (sub_group_size, default 1e9 elements, config.py) at a time.
         res.opt_temp = 0;
         if (!L.offload_optimizer && in1.grad_total > 0 && r.grad < 4) {
-            double part = (in1.grad_total / r.grad) * share / dp;
+            double part = (in1.grad_total / r.grad) * share / shard;
             if (s.sharding == Sharding::zero3) part = std::min(part, 1e9);
             res.opt_temp = part * 4.0;
         }
@@ -251,7 +252,7 @@ struct Stage {
             gathered_detail = std::string("FSDP: root unit + 2 decoder-layer units unsharded (current + prefetched)") +
                               (s.method == Method::qlora ? ", layers in their quantised form" : "");
         }
-    } else if (s.sharding == Sharding::none && L.shard > 1 && s.framework != Framework::megatron) {
+    } else if (s.sharding == Sharding::none && L.shard() > 1 && s.framework != Framework::megatron) {
         // DistributedDataParallel keeps its gradient buckets (bucket_cap_mb = 25) as a second copy of the
         // gradients unless gradient_as_bucket_view=True (torch.nn.parallel.DistributedDataParallel docs:
         // the saving "will be equal to the total gradients size").
@@ -315,8 +316,8 @@ void apply_parallel_training(const Scenario& s, const ActivationSetup& a, Bill& 
     x.pb = count_parameters(s.model);
     x.sp = stage_params(s.model, L);
     x.total = static_cast<double>(x.pb.total);
-    x.dp = static_cast<double>(L.shard), x.tp = static_cast<double>(L.tp), x.cp = static_cast<double>(L.cp);
-    x.paged = s.optimizer == Optimizer::paged_adamw_8bit;
+    x.shard = static_cast<double>(L.shard()), x.tp = static_cast<double>(L.tp), x.cp = static_cast<double>(L.cp);
+    x.paged = paged_states(s.optimizer);
     x.deepspeed = is_zero(s.sharding);
     x.fsdp = is_fsdp(s.sharding);
     x.weights1 = static_cast<double>(b.component("weights"));

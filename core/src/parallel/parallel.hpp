@@ -38,7 +38,11 @@ inline constexpr double kDdpBucketBytes = 25.0 * 1048576.0;
 // The data-parallel degree and the shares of one replica that the most loaded rank keeps.
 struct Layout {
     std::int64_t dp = 1, tp = 1, pp = 1, cp = 1, ep = 1;
-    std::int64_t shard = 1;  // ranks that shard the model states: dp x cp (layout_of)
+    // Ranks that shard the model states: context-parallel ranks hold the same parameters, so dp x cp.
+    // torchtitan applies FSDP on its flattened "dp_shard_cp" mesh (parallelize_llama.py, "apply FSDP or
+    // HSDP, potentially with Context Parallel"); Megatron's distributed optimizer uses the data-parallel
+    // group with context parallel (parallel_state.get_data_parallel_group(with_context_parallel=True)).
+    std::int64_t shard() const { return dp * cp; }
     bool sp = false;
     bool shard_optimizer = false, shard_grads = false, shard_weights = false;
     bool offload_optimizer = false, offload_params = false;

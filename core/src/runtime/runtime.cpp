@@ -48,15 +48,16 @@ void spill_paged_states(Bill& b) {
     const std::int64_t resident = b.device_bytes - paged;
     if (paged <= 0 || cap <= 0 || b.device_bytes <= cap || resident > cap) return;
     const std::int64_t spill = b.device_bytes - cap;
+    // The line that holds the states gives up what leaves, so the lines still sum to the device figure.
+    auto line = std::find_if(b.components.begin(), b.components.end(),
+                             [&](const Component& c) { return c.id == "optimizer" && c.bytes >= spill; });
+    if (line == b.components.end()) return;
+    line->bytes -= spill;
+    line->detail += "; " + format_gib(spill) + " of them paged out to host RAM (the GPU is full)";
     b.paged_to_host_bytes = spill;
     b.torch_uncounted_bytes -= spill;
     b.device_bytes = cap;
     b.cpu_bytes += spill;
-    for (auto& c : b.components)
-        if (c.id == "optimizer" && c.bytes >= spill) {
-            c.bytes -= spill;
-            c.detail += "; " + format_gib(spill) + " of them paged out to host RAM (the GPU is full)";
-        }
     b.warnings.push_back("the paged optimizer states do not all fit beside the rest: CUDA unified memory keeps " +
                          format_gib(spill) + " of them in host RAM and moves them over the host link at every "
                          "optimizer step (slower; the GPU is full)");

@@ -4,6 +4,7 @@
 
 
 #include "common/checked.hpp"
+#include "formats/recipes.hpp"
 #include "runtime/runtime.hpp"
 #include "solvers/search.hpp"
 #include "time/speed.hpp"
@@ -93,7 +94,7 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
     // between the costs its neighbours already visited. Inference and RLHF: one solve per GPU; so are paged
     // optimizers, whose states spill to host RAM by as much as the GPU lacks (runtime.cpp, spill_paged_states).
     const bool shared = base.workload == Workload::train && base.rlhf.algorithm == RlhfAlgorithm::none &&
-                        base.optimizer != Optimizer::paged_adamw_8bit;
+                        !detail::paged_states(base.optimizer);
     auto context = [](const GpuSpec& g) { return detail::saturated_bytes(detail::cuda_context(g).bytes); };
     auto room = [&](const GpuSpec& g) {
         return static_cast<double>(g.memory_bytes) * base.target_utilization - static_cast<double>(context(g));

@@ -63,18 +63,18 @@ void training_speed(const Scenario& s, const Bill& b, Speed& sp) {
     // reduce-scatter + all-gather of the updated shards), or FSDP/ZeRO-3's parameter all-gathers in forward
     // and backward plus the gradient reduce-scatter. Hidden behind compute up to the compute time.
     const Layout L = layout_of(s);
-    const double dp = static_cast<double>(L.shard);  // gradients are reduced over dp x cp (Layout::shard)
-    if (L.shard > 1) {
+    const double ranks = static_cast<double>(L.shard());  // gradients are reduced over dp x cp (Layout::shard)
+    if (L.shard() > 1) {
         const double grads = static_cast<double>(b.trainable_parameters) * 2.0;  // 16-bit gradients
         const double params16 = static_cast<double>(b.parameters) * 2.0 / static_cast<double>(L.tp * L.pp);
-        double volume = 2.0 * (dp - 1) / dp * grads;
-        if (L.shard_weights) volume = (dp - 1) / dp * (2.0 * params16 + grads);
+        double volume = 2.0 * (ranks - 1) / ranks * grads;
+        if (L.shard_weights) volume = (ranks - 1) / ranks * (2.0 * params16 + grads);
         const double comm = volume / link_bytes_per_s(s.gpu, s.num_gpus);
         sp.communication_s = std::max(0.0, comm - sp.compute_s);
     }
     // Optimizer offload: the gradients go to the host and the updated 16-bit weights come back every step.
     if (s.offload != Offload::none)
-        sp.offload_s = static_cast<double>(b.trainable_parameters) * (2.0 + 2.0) / dp / host_bytes_per_s(s.gpu);
+        sp.offload_s = static_cast<double>(b.trainable_parameters) * (2.0 + 2.0) / ranks / host_bytes_per_s(s.gpu);
     // Paged optimizer states left in host RAM (runtime.cpp, spill_paged_states): unified memory brings them
     // to the GPU for the step and evicts them again, once each way per optimizer step.
     if (b.paged_to_host_bytes > 0)

@@ -76,12 +76,12 @@ struct RlhfBill {
         } else {
             const double P = static_cast<double>(count_parameters(m).total);
             const bool sharded = r.sharding == Sharding::zero3 || r.sharding == Sharding::fsdp_full;
-            const double share = (sharded ? 1.0 / static_cast<double>(L.shard) : 1.0) / static_cast<double>(L.tp * L.pp);
+            const double share = (sharded ? 1.0 / static_cast<double>(L.shard()) : 1.0) / static_cast<double>(L.tp * L.pp);
             const double w = P * weight_bytes(r.precision) * share;
             statics.push_back(line(role + ".weights", w,
                                    std::to_string(static_cast<long long>(P)) + " frozen params x " +
                                        std::to_string(static_cast<int>(weight_bytes(r.precision))) + " B" +
-                                       (sharded ? ", sharded over " + std::to_string(L.shard) + " ranks" : "")));
+                                       (sharded ? ", sharded over " + std::to_string(L.shard()) + " ranks" : "")));
         }
         const double rows = static_cast<double>(dpo ? 2 * s.micro_batch : s.micro_batch) * static_cast<double>(s.seq_len);
         // A causal LM's log-probs: logits in 16 bit plus their fp32 log-softmax; a reward model scores the

@@ -178,7 +178,6 @@ double unsloth_rope_cache(const ModelSpec& m, double seq) {
     return 2.0 * static_cast<double>(m.head_dim) * std::max(first * 4.0, grown);
 }
 
-// The per-step sizes of activations, logits and transients (simulate_step's inputs besides the states).
 // The activations line's text, from the per-rank inputs (after tp / cp have split them).
 std::string activation_detail(const Scenario& s, const StepInputs& in) {
     std::string split;
@@ -188,6 +187,7 @@ std::string activation_detail(const Scenario& s, const StepInputs& in) {
            " tokens" + split + ", " + to_string(s.attention) + " attention, checkpointing " + to_string(s.checkpointing) + ")";
 }
 
+// The per-step sizes of activations, logits and transients (simulate_step's inputs besides the states).
 void activation_inputs(const Scenario& s, const ModelSpec& m, const ActivationSetup& a, StepInputs& in,
                        std::string& loss_detail) {
     const bool lora = a.lora;
@@ -236,7 +236,7 @@ void training(const Scenario& s, Bill& b) {
 
     // bitsandbytes paged optimizers keep their states in CUDA unified memory (cudaMallocManaged), which
     // torch's allocator counters do not see; nvidia-smi does.
-    const bool paged = s.optimizer == Optimizer::paged_adamw_8bit;
+    const bool paged = paged_states(s.optimizer);
     StepInputs in;
     in.static_bytes = static_cast<double>(component_sum(b)) + (paged ? 0 : st.opt);
     in.grad_total = st.grad_total;
