@@ -1,4 +1,5 @@
 // Activation memory, op by op, pinned against hand-computed byte counts per token and layer.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "training/activations.hpp"
@@ -227,4 +228,25 @@ TEST_CASE("activations: torchao float8 adds its casts as transients and halves F
     const Bill rowwise = estimate(test::scenario(j));
     for (const Bill* b : {&tensorwise, &gathered, &rowwise})
         CHECK(std::abs(static_cast<double>(b->peak_reserved_bytes) / static_cast<double>(bf16.peak_reserved_bytes) - 1) < 0.01);
+}
+
+TEST_CASE("activations: torchao mxfp8 casts carry one e8m0 scale byte per 32 elements") {
+    // mx_mm saves the 16-bit input and weight and casts grad_output (dim 0 and dim 1), the weight and the input
+    // in backward: the float8 casts of the largest linear times 33/32. On a B200 (Blackwell) no warning; on an
+    // H100 a warning that the MX matmuls are emulated.
+    nlohmann::json f = {{"model", "llama-3.1-8b"}, {"framework", "torchtitan"}, {"method", "full"}, {"precision", "bf16-mixed"},
+                        {"micro_batch", 1}, {"seq_len", 8192}, {"checkpointing", "selective-op"}, {"num_gpus", 8},
+                        {"sharding", "fsdp-full"}, {"gpu", "b200"}, {"loss", "fused"}};
+    const Bill bf16 = estimate(test::scenario(f));
+    f["float8"] = "mxfp8";
+    const Bill mx = estimate(test::scenario(f));
+    const double T = 8192, casts = (2 * T * 14336 + T * 4096 + 14336.0 * 4096) * 33.0 / 32.0;
+    REQUIRE(mx.peak_phase == "backward");
+    CHECK(static_cast<double>(mx.component("temporaries") - bf16.component("temporaries")) == Approx(casts).margin(1));
+    const auto mentions_mx = [](const Bill& b) {
+        return std::any_of(b.warnings.begin(), b.warnings.end(), [](const std::string& w) { return w.find("mxfp8") != std::string::npos; });
+    };
+    CHECK_FALSE(mentions_mx(mx));
+    f["gpu"] = "h100-80gb";
+    CHECK(mentions_mx(estimate(test::scenario(f))));
 }

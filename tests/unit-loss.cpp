@@ -36,6 +36,31 @@ TEST_CASE("loss: Qwen-1 under DeepSpeed keeps a 16-bit log-softmax, under the HF
     CHECK(loss_memory(sc, llama, 2, T, false).saved == 4.0 * static_cast<double>(llama.vocab) * T);
 }
 
+TEST_CASE("loss: torchtitan's chunked loss keeps the hidden states' gradient and works one chunk at a time") {
+    // ChunkedLossWrapper: 8 sequence chunks, each forward and backward inside the loss. Kept for the decoder's
+    // backward: the [T, h] gradient buffer. Transient: the contiguous chunk copies (T x h) and one chunk's
+    // logits (c) with the fp32 log-softmax and its backward's two fp32 gradients (3 x 4 B), or compiled, the
+    // 16-bit input and its gradient.
+    ModelSpec m = preset("llama-3.1-8b");
+    const double T = 65536, V = static_cast<double>(m.vocab), h = static_cast<double>(m.hidden);
+    Scenario sc;
+    sc.model = m;
+    sc.framework = Framework::torchtitan;
+    sc.loss = Loss::chunked;
+    sc.compile = true;
+    sc.compile_loss = false;
+    const LossMemory eager = loss_memory(sc, m, 2, T, true);
+    CHECK(eager.saved == 2 * h * T);
+    CHECK(eager.forward_peak == 2 * h * T + (2 + 12) * V * T / 8);
+    CHECK(eager.backward_peak == 0);
+    sc.compile_loss = true;
+    CHECK(loss_memory(sc, m, 2, T, true).forward_peak == 2 * h * T + 4 * V * T / 8);
+    // torchtune's chunked loss keeps every chunk's fp32 log-softmax instead.
+    sc.framework = Framework::torchtune;
+    sc.compile = false;
+    CHECK(loss_memory(sc, m, 2, T, true).saved == 4 * V * T);
+}
+
 TEST_CASE("loss: Liger-Kernel's measured torch cross-entropy peaks, reproduced") {
     // The benchmark's torch baselines (tests/data/loss_kernels.json "harness") run the loss with no
     // autocast and no .float(): the log-softmax is in the logits' dtype. Peak = what the harness holds +

@@ -38,7 +38,7 @@ TEST_CASE("validate: KV-cache formula cases are reproduced to their printed prec
 TEST_CASE("validate: measured runs produce the summary the CLI prints") {
     auto r = validate_reference(test::load_json("measured_runs.json"), test::catalog());
     REQUIRE(r.ok());
-    CHECK(r->entries.size() == 274);  // the shared copy's 244 + 30 torchtitan / torchao rows (tests/data/README.md)
+    CHECK(r->entries.size() == 283);  // the shared copy's 244 + 39 torchtitan / torchao rows (tests/data/README.md)
     CHECK(r->count > 100);
     for (const auto& e : r->entries) {
         INFO(e.id << ": " << e.message);
@@ -48,13 +48,16 @@ TEST_CASE("validate: measured runs produce the summary the CLI prints") {
     for (const char* k : {"count", "median_abs_pct_error", "p90_abs_pct_error", "max_abs_pct_error", "params_exact",
                           "params_total", "oom_correct", "oom_total", "fit_correct", "fit_total", "formulas_matched", "formulas_total", "entries"})
         CHECK(j.contains(k));
-    // Runs that ran must be predicted to fit; the two that are not are low-confidence rows whose notes show
-    // the reported settings cannot fit (torchtune-readme-2409-6, litgpt-confighub-28; docs/methodology.md).
+    // Runs that ran must be predicted to fit. Two that are not are low-confidence rows whose notes show the
+    // reported settings cannot fit (torchtune-readme-2409-6, litgpt-confighub-28); two are torchtitan's 4 x
+    // GB200 Llama runs at 94.7 and 97.6 % of the GPU, which the estimate puts 4-6 % high, just over it
+    // (docs/methodology.md, "torchtitan's chunked loss").
     CHECK(r->fit_total >= 220);
     std::vector<std::string> misses;
     for (const auto& e : r->entries)
         if (e.fits && !*e.fits) misses.push_back(e.id);
-    CHECK(misses == std::vector<std::string>{"torchtune-readme-2409-6", "litgpt-confighub-28"});
+    CHECK(misses == std::vector<std::string>{"torchtune-readme-2409-6", "litgpt-confighub-28",
+                                             "torchtitan-nvfp4doc-2608-llama3-8b-bf16", "torchtitan-nvfp4doc-2608-llama3-8b-mxfp8"});
 }
 
 TEST_CASE("validate: a reading right after the model is built compares the weights and adapters") {

@@ -36,8 +36,9 @@ inline bool recomputes_layers(Checkpointing c) {
 enum class Attention { eager, sdpa, flash };
 // torchao float8 training (torchao/float8, Float8LinearRecipeName): each nn.Linear casts its input and weight to
 // float8 for the matmul with per-tensor (tensorwise) or per-row (rowwise) scales; rowwise_with_gw_hp keeps the
-// weight gradient's matmul in high precision.
-enum class Float8 { none, tensorwise, rowwise, rowwise_with_gw_hp };
+// weight gradient's matmul in high precision; mxfp8 is torchao's MX recipe (torchao/prototype/mx_formats: one
+// e8m0 scale per 32 elements, Blackwell's block-scaled matmuls).
+enum class Float8 { none, tensorwise, rowwise, rowwise_with_gw_hp, mxfp8 };
 // fused: Liger-Kernel's fused linear cross-entropy. cce: Apple's Cut Cross-Entropy (the `cut_cross_entropy`
 // package Unsloth calls): the loss is computed from the hidden states and the output weight block by block,
 // and no logits tensor exists. liger_ce: Liger-Kernel's cross-entropy on the full logits, which writes the

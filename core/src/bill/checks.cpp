@@ -30,6 +30,9 @@ void precision_checks(const Scenario& s, Bill& b) {
     if (s.workload == Workload::train && s.float8 != Float8::none && !fp8_native(s.gpu) && s.gpu.id != "custom")
         b.warnings.push_back("float8 training on " + s.gpu.name + " (" + s.gpu.arch + "): torchao's float8 matmuls need FP8 tensor "
                              "cores (Ada/Hopper or newer)");
+    else if (s.workload == Workload::train && s.float8 == Float8::mxfp8 && s.gpu.arch != "blackwell" && s.gpu.id != "custom")
+        b.warnings.push_back("float8 \"mxfp8\" on " + s.gpu.name + " (" + s.gpu.arch + "): MX block-scaled matmuls need Blackwell "
+                             "(SM100); torchao emulates them elsewhere, so it runs but is not faster");
     if (s.workload == Workload::train && !s.compile && !s.compile_loss)
         b.warnings.push_back("compile_loss false without compile: nothing is compiled, the setting changes nothing");
     if (s.workload == Workload::train && s.float8_all_gather &&

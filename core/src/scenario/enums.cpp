@@ -81,7 +81,8 @@ template <> const EnumTable<VllmSampler>& enum_table() {
 }
 template <> const EnumTable<Float8>& enum_table() {
     static const EnumTable<Float8> t{{Float8::none, "none"}, {Float8::tensorwise, "tensorwise"}, {Float8::rowwise, "rowwise"},
-                                     {Float8::rowwise_with_gw_hp, "rowwise-with-gw-hp"}};
+                                     {Float8::rowwise_with_gw_hp, "rowwise-with-gw-hp"},
+                                     {Float8::mxfp8, "mxfp8"}};
     return t;
 }
 template <> const EnumTable<RocmLoadMeasure>& enum_table() {

@@ -200,7 +200,8 @@ std::vector<KeyRow> training_more_rows() {
          member<&Scenario::loss>()},
         {{.name = "float8", .type = T::enumeration, .workload = W::train, .methods = "full", .default_text = "none",
           .help = "torchao float8 training: the linears cast input and weight to float8 for each matmul (transients; the "
-                  "16-bit input and weight stay saved for backward, so peak memory barely moves). Speed is not modelled."},
+                  "16-bit input and weight stay saved for backward, so peak memory barely moves). mxfp8 is torchao's MX "
+                  "recipe (torchtitan's mxfp8_cublas / mxfp8_rceil; Blackwell). Speed is not modelled."},
          member<&Scenario::float8>()},
         {{.name = "float8_all_gather", .type = T::boolean, .workload = W::train, .methods = "full", .default_text = "false",
           .help = "With float8 tensorwise and FSDP: the weights are all-gathered in float8. Recorded, no memory effect: "

@@ -12,6 +12,11 @@ namespace {
 // recipes keep).
 constexpr double kTorchtuneLossChunks = 8;
 
+// torchtitan's chunked loss (torchtitan/components/loss.py @b5bcd76c, ChunkedLossWrapper.Config.num_chunks = 8):
+// ChunkedCELoss from 786e26f8 (2026-04-27), ChunkedLossWrapper from 9530a874 (2026-06-26), the loss of the
+// llama3 and qwen3 configs since.
+constexpr double kTorchtitanLossChunks = 8;
+
 // Gemma-2's final soft-capping, cap x tanh(logits / cap) (Gemma2ForCausalLM.forward; LitGPT GPT.forward,
 // per lm_head chunk): tanh keeps its output (the logits' dtype) for backward, and the division's output is a
 // transient beside it. The fused loss never materialises the logits.
@@ -60,6 +65,24 @@ void cut_cross_entropy(const Scenario& s, const ModelSpec& m, double c, double T
     l.detail = "Cut Cross-Entropy: no logits tensor (hidden states, log-sum-exp; backward's input gradient)";
 }
 
+// torchtitan's ChunkedLossWrapper runs the output layer and the loss one sequence chunk at a time and calls
+// backward on each chunk inside the loss call (docstring steps 1-7): it detaches the hidden states, copies
+// them into num_chunks contiguous chunks (torch.split(...) then .contiguous()), and gathers the chunks'
+// input gradients into one [B, L, h] buffer (GradAccumulator) that the decoder's backward starts from. So
+// the buffer is what the loss keeps; the chunk copies and one chunk's logits work are the loss's transient:
+// its logits (c), and as in `standard` the fp32 log-softmax and the two fp32 gradients of its backward
+// (3 s per logit), or with the inner loss compiled its 16-bit input and gradient (2 c). The chunk's output
+// weight gradient is reduce-scattered per chunk, as every layer's is.
+void torchtitan_chunked_loss(const Scenario& s, const ModelSpec& m, double c, double upcast, double T, LossMemory& l) {
+    const double V = static_cast<double>(m.vocab), h = static_cast<double>(m.hidden);
+    const double per_logit = s.compile && s.compile_loss ? 2 * c : c + 3 * (upcast > 0 ? 4 : c);
+    l.saved = c * h * T;
+    l.forward_peak = c * h * T + per_logit * V * T / kTorchtitanLossChunks;
+    l.backward_peak = 0;
+    l.detail = "torchtitan chunked loss: " + std::to_string(static_cast<int>(kTorchtitanLossChunks)) +
+               " sequence chunks, each run forward and backward inside the loss; the hidden states' gradient kept";
+}
+
 }  // namespace
 
 LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T, bool head_trained) {
@@ -67,6 +90,10 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
     LossMemory l;
     if (m.arch == Arch::encoder) return l;  // BERT-style models here are counted without a task head
     const double upcast = loss_upcast_bytes(s, m, c);
+    if (s.loss == Loss::chunked && s.framework == Framework::torchtitan) {
+        torchtitan_chunked_loss(s, m, c, upcast, T, l);
+        return l;
+    }
     if (s.compile && s.compile_loss && (s.loss == Loss::standard || s.loss == Loss::chunked)) {
         // Compiled cross-entropy (torchtune training.compile_loss): inductor fuses the upcast, log-softmax
         // and NLL into one kernel whose backward needs only its input and a per-row fp32 log-sum-exp, so no
