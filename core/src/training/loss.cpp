@@ -73,9 +73,10 @@ void cut_cross_entropy(const Scenario& s, const ModelSpec& m, double c, double T
 // its logits (c), and as in `standard` the fp32 log-softmax and the two fp32 gradients of its backward
 // (3 s per logit), or with the inner loss compiled its 16-bit input and gradient (2 c). The chunk's output
 // weight gradient is reduce-scattered per chunk, as every layer's is.
-void torchtitan_chunked_loss(const Scenario& s, const ModelSpec& m, double c, double upcast, double T, LossMemory& l) {
+// `s_bytes`: the loss's working dtype (loss_memory's).
+void torchtitan_chunked_loss(const ModelSpec& m, bool compiled, double c, double s_bytes, double T, LossMemory& l) {
     const double V = static_cast<double>(m.vocab), h = static_cast<double>(m.hidden);
-    const double per_logit = s.compile && s.compile_loss ? 2 * c : c + 3 * (upcast > 0 ? 4 : c);
+    const double per_logit = compiled ? 2 * c : c + 3 * s_bytes;
     l.saved = c * h * T;
     l.forward_peak = c * h * T + per_logit * V * T / kTorchtitanLossChunks;
     l.backward_peak = 0;
@@ -90,11 +91,13 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
     LossMemory l;
     if (m.arch == Arch::encoder) return l;  // BERT-style models here are counted without a task head
     const double upcast = loss_upcast_bytes(s, m, c);
+    const double s_bytes = upcast > 0 ? 4 : c;  // the loss's working dtype: fp32 after an upcast, else the logits'
+    const bool compiled = s.compile && s.compile_loss;
     if (s.loss == Loss::chunked && s.framework == Framework::torchtitan) {
-        torchtitan_chunked_loss(s, m, c, upcast, T, l);
+        torchtitan_chunked_loss(m, compiled, c, s_bytes, T, l);
         return l;
     }
-    if (s.compile && s.compile_loss && (s.loss == Loss::standard || s.loss == Loss::chunked)) {
+    if (compiled && (s.loss == Loss::standard || s.loss == Loss::chunked)) {
         // Compiled cross-entropy (torchtune training.compile_loss): inductor fuses the upcast, log-softmax
         // and NLL into one kernel whose backward needs only its input and a per-row fp32 log-sum-exp, so no
         // fp32 log-softmax is kept. standard: the model's output.float() logits (fp32) are that input;
@@ -113,7 +116,6 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
         add_final_softcap(s, m, c, T, l);
         return l;
     }
-    const double s_bytes = upcast > 0 ? 4 : c;  // the loss's working dtype: fp32 after an upcast, else the logits'
     switch (s.loss) {
         case Loss::standard: {
             // transformers: logits for every position in the compute dtype, upcast to fp32 for the loss;

@@ -157,6 +157,7 @@ double adapter_saved_per_token(const Scenario& s, const ModelSpec& m, const Acti
 // 16-bit input and weight (save_for_backward(input_hp, weight_hp)); backward casts grad_output along dim 0 and
 // dim 1, the weight along dim 1 and the input along dim 1, 1 B per element plus one e8m0 scale byte per block
 // of 32 (block_size 32, MX OCP spec).
+constexpr double kMxBlock = 32;
 double float8_cast_bytes(const Scenario& s, const ModelSpec& m, double T) {
     if (s.float8 == Float8::none || s.method != Method::full) return 0;
     const bool hp_grad_weight = s.float8 == Float8::rowwise_with_gw_hp;
@@ -165,7 +166,7 @@ double float8_cast_bytes(const Scenario& s, const ModelSpec& m, double T) {
         if (!g.is_linear || g.category == ParamCategory::lm_head) continue;  // torchtitan leaves `output` in bf16
         const double in = static_cast<double>(g.cols), out = static_cast<double>(g.rows);
         double b = (hp_grad_weight ? 1 : 2) * T * out + (hp_grad_weight ? 0 : T * in) + out * in;
-        if (s.float8 == Float8::mxfp8) b *= 1.0 + 1.0 / 32.0;                         // e8m0 block scales
+        if (s.float8 == Float8::mxfp8) b *= 1.0 + 1.0 / kMxBlock;               // e8m0 block scales
         else if (s.float8 != Float8::tensorwise) b += 4 * (2 * T + out + in);  // per-row scales
         largest = std::max(largest, b);
     }
