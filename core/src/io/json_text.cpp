@@ -1,7 +1,6 @@
 #include "vramcalc/json_text.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <set>
 #include <vector>
 
@@ -34,9 +33,12 @@ std::string shown_key(const std::string& key) {
     return key.size() > 60 ? out + "..." : out;
 }
 
-// Watches a parse for the first object that has the same key twice: as the DOM parser's callback (the one
-// pass valid text takes), and as a SAX handler that also keeps the syntax error nlohmann reports (handed to
-// parse_error, never thrown: the page's wasm is built without exception handling), for invalid text.
+// A SAX pass over the text that finds the first object with the same key twice and keeps the syntax error
+// nlohmann reports (handed to parse_error, never thrown: the page's wasm is built without exception
+// handling). It runs before the DOM parse instead of as the DOM parser's callback: nlohmann 3.11's callback
+// parser scans the parent container for discarded values each time an object ends
+// (json_sax_dom_callback_parser::end_object), which made a container of n objects cost n^2 (240 KB of
+// valid JSON took 2.1 s in the CLI, issue 42). Both passes are linear.
 struct JsonCheck {
     using json = nlohmann::json;
     struct Open {
@@ -86,14 +88,6 @@ struct JsonCheck {
         error = e.what();
         return false;
     }
-    // The DOM parser's callback.
-    bool operator()(int, json::parse_event_t event, json& parsed) {
-        using E = json::parse_event_t;
-        if (event == E::object_start || event == E::array_start) return open(event == E::object_start);
-        if (event == E::object_end || event == E::array_end) return close();
-        if (event == E::key && parsed.is_string()) return key(parsed.get_ref<json::string_t&>());
-        return true;
-    }
 };
 
 }  // namespace
@@ -115,14 +109,11 @@ std::optional<nlohmann::json> parse_json_text(std::string_view text, std::string
         return std::nullopt;
     }
     JsonCheck check;
-    auto j = nlohmann::json::parse(text.begin(), text.end(), std::ref(check), /*allow_exceptions=*/false);
-    if (j.is_discarded()) {
-        // Again through the SAX events, for nlohmann's reason ("parse error at line 1, column 36: syntax
-        // error while parsing value - invalid literal; last read: ..."), shown without its tag and with
-        // non-ASCII bytes as '?' (the text it quotes may be the invalid UTF-8 being reported).
-        JsonCheck reason_of;
-        nlohmann::json::sax_parse(text.begin(), text.end(), &reason_of);
-        std::string reason = reason_of.error;
+    if (!nlohmann::json::sax_parse(text.begin(), text.end(), &check)) {
+        // nlohmann's reason ("parse error at line 1, column 36: syntax error while parsing value - invalid
+        // literal; last read: ..."), shown without its tag and with non-ASCII bytes as '?' (the text it
+        // quotes may be the invalid UTF-8 being reported).
+        std::string reason = check.error.empty() ? std::string("unreadable") : check.error;
         if (const auto tag = reason.find("] "); reason.rfind("[json.exception.", 0) == 0 && tag != std::string::npos)
             reason.erase(0, tag + 2);
         for (auto& c : reason)
@@ -133,6 +124,11 @@ std::optional<nlohmann::json> parse_json_text(std::string_view text, std::string
     }
     if (!check.duplicate.empty()) {
         why = "duplicate key \"" + check.duplicate + "\": each key may appear once in an object (which one was meant?)";
+        return std::nullopt;
+    }
+    auto j = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) {  // the SAX pass accepted the text, so this does not happen; never a silent null
+        why = "not valid JSON";
         return std::nullopt;
     }
     return j;
