@@ -272,3 +272,66 @@ TEST_CASE("checkpoint: the header reader grows a GGUF read until its header is c
     CHECK(r.summary().bytes_by_dtype.at("q4_k") == 400LL * 16 * 16 * 144);
     CHECK(r.bytes_received() < static_cast<std::int64_t>(g.size()) * 2 + 4096);
 }
+
+// Issue 42: headers crafted to overflow a sum, loop over indexes or leave the folder are refused.
+TEST_CASE("checkpoint: sums past 2^63 bytes are refused, not wrapped negative") {
+    std::vector<std::pair<Tensor, std::uint32_t>> ts;  // 1,100 f64 tensors of 2^50 elements: 2^53 B each
+    for (int i = 0; i < 1100; ++i) ts.push_back({{"t" + std::to_string(i), "", {std::int64_t{1} << 25, std::int64_t{1} << 25}, 0}, 28});
+    const auto r = vramcalc::read_checkpoint_header(gguf(ts));
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error_text().find("sum past 2^63 bytes") != std::string::npos);
+
+    vramcalc::CheckpointSummary s;  // merging shards is checked the same way
+    s.add({"a", "F64", {1}, std::int64_t{1} << 62});
+    vramcalc::CheckpointSummary other = s;
+    s.merge(other);
+    CHECK(s.overflowed);
+    CHECK(s.total_bytes == std::int64_t{1} << 62);
+
+    for (const char* total : {"9223372036854775808", "18446744073709551615"}) {  // 2^63 and 2^64 - 1
+        const auto ix = vramcalc::read_safetensors_index(std::string(R"({"metadata": {"total_size": )") + total +
+                                                         R"(}, "weight_map": {"w": "a.safetensors"}})");
+        REQUIRE(ix.ok());
+        CHECK(ix->total_size == 0);
+        REQUIRE(ix.warnings.size() == 1);
+        CHECK(ix.warnings[0].find("ignored") != std::string::npos);
+    }
+}
+
+TEST_CASE("checkpoint: an index that names an index, or a shard outside its folder, is refused") {
+    for (const char* shard : {"model.safetensors.index.json", "other.safetensors.index.json", "..\\\\x\\\\model.safetensors",
+                              "../model.safetensors", "https:evil.safetensors", ".hidden.safetensors", "a?b.safetensors", ""}) {
+        const std::string text = std::string(R"({"weight_map": {"w": ")") + shard + R"("}})";
+        const auto ix = vramcalc::read_safetensors_index(text);
+        INFO(text);
+        CHECK_FALSE(ix.ok());
+        CHECK(ix.error_text().rfind("index.weight_map.w: must name a shard file in the same folder", 0) == 0);
+    }
+    // An index naming itself was read forever (and fetched 48 times in 10 s on the page): now one read.
+    RangeFiles hub{{{"m/model.safetensors.index.json", R"({"weight_map": {"w": "model.safetensors.index.json"}})"}}};
+    vramcalc::CheckpointHeaderReader r({"m/model.safetensors.index.json"});
+    hub.run(r);
+    REQUIRE(r.failed());
+    CHECK(hub.log.size() == 1);
+    CHECK(r.error().find("names an index, not a shard") != std::string::npos);
+    const auto ok = vramcalc::read_safetensors_index(R"({"weight_map": {"w": "diffusion_pytorch_model-00001-of-00002.safetensors"}})");
+    CHECK(ok.ok());
+}
+
+TEST_CASE("checkpoint: overlapping or gapped safetensors offsets and repeated GGUF names are refused") {
+    auto header = [](const nlohmann::json& h) {
+        const std::string j = h.dump();
+        return le(j.size(), 8) + j;
+    };
+    const auto overlap = vramcalc::read_checkpoint_header(header({{"a", {{"dtype", "F16"}, {"shape", {4}}, {"data_offsets", {0, 8}}}},
+                                                                  {"b", {{"dtype", "F16"}, {"shape", {4}}, {"data_offsets", {4, 12}}}}}));
+    REQUIRE_FALSE(overlap.ok());
+    CHECK(overlap.error_text().find("tensor b starts at byte 4 of the data, expected 8 (it overlaps the tensor before)") != std::string::npos);
+    const auto gap = vramcalc::read_checkpoint_header(header({{"a", {{"dtype", "F16"}, {"shape", {4}}, {"data_offsets", {16, 24}}}}}));
+    REQUIRE_FALSE(gap.ok());
+    CHECK(gap.error_text().find("a gap after the tensor before") != std::string::npos);
+
+    const auto twice = vramcalc::read_checkpoint_header(gguf({{{"w", "", {4096, 16}, 0}, 12}, {{"w", "", {4096, 16}, 0}, 12}}));
+    REQUIRE_FALSE(twice.ok());
+    CHECK(twice.error_text().find("tensor w appears twice") != std::string::npos);
+}

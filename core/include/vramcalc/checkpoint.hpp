@@ -31,6 +31,7 @@ struct CheckpointSummary {
     std::int64_t header_bytes = 0;  // bytes at the start of the file the header occupies
     std::string architecture;       // GGUF general.architecture; safetensors: empty
     int files = 0;                  // files summed (shards)
+    bool overflowed = false;        // a sum passed 2^63: not a real checkpoint, and the readers refuse it
 
     void add(const CheckpointTensor& t);
     void merge(const CheckpointSummary& other);  // one shard after another

@@ -4,6 +4,7 @@
 // rows x (ne[0] / block) x block bytes of its type (ggml_row_size).
 #include <algorithm>
 #include <iterator>
+#include <set>
 #include <string>
 
 #include "checkpoint/readers.hpp"
@@ -117,9 +118,16 @@ Parsed parse(std::string_view bytes) {
             return p;
         }
     }
+    std::set<std::string> names;
     for (std::uint64_t i = 0; i < tensors && !c.short_; ++i) {
         CheckpointTensor t;
         t.name = c.str();
+        // llama.cpp refuses a file that names a tensor twice (ggml/src/gguf.cpp gguf_init_from_file_impl:
+        // "duplicate tensor name"); summing both would count its bytes twice.
+        if (!c.short_ && !names.insert(t.name).second) {
+            p.error = "tensor " + t.name + " appears twice: llama.cpp refuses such a file (duplicate tensor name)";
+            return p;
+        }
         const std::uint32_t dims = static_cast<std::uint32_t>(c.u(4));
         if (dims == 0 || dims > kMaxDims) {
             if (!c.short_) p.error = "tensor " + t.name + " has " + std::to_string(dims) + " dimensions (ggml allows 1 to 4)";

@@ -2,6 +2,7 @@
 // time, shared by the page (HTTP Range requests) and the CLI (local files).
 #include <algorithm>
 
+#include "checkpoint/readers.hpp"
 #include "vramcalc/checkpoint.hpp"
 
 namespace vramcalc {
@@ -63,7 +64,7 @@ void CheckpointHeaderReader::receive(std::string_view bytes) {
         auto ix = read_safetensors_index(bytes);
         for (const auto& w : ix.warnings) warnings_.push_back(file + ": " + w);
         if (!ix.ok()) return fail(file + ": " + ix.error_text());
-        index_total_ += ix->total_size;
+        index_total_ = std::min<std::int64_t>(index_total_ + ix->total_size, std::int64_t{1} << 62);  // each <= 2^53
         std::vector<std::string> shards;
         for (const auto& s : ix->shards) shards.push_back(folder_of(file) + s);
         files_.erase(files_.begin() + static_cast<std::ptrdiff_t>(file_));
@@ -83,6 +84,7 @@ void CheckpointHeaderReader::finish_file() {
     for (const auto& w : r.warnings) warnings_.push_back(file + ": " + w);
     if (!r.ok()) return fail(file + ": " + r.error_text());
     summary_.merge(*r);
+    if (summary_.overflowed) return fail(file + ": " + std::string(detail::kSumOverflow));
     ++file_;
     start_file();
 }

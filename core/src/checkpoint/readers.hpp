@@ -15,6 +15,10 @@ Result<CheckpointSummary> read_gguf_header(std::string_view bytes);
 std::int64_t safetensors_header_bytes_needed(std::string_view prefix);
 Result<CheckpointSummary> read_safetensors_header(std::string_view bytes);
 
+// Why a checkpoint whose sizes sum past 2^63 bytes is refused (CheckpointSummary::overflowed).
+inline constexpr std::string_view kSumOverflow =
+    "the tensors' sizes sum past 2^63 bytes: not a real checkpoint's header (the largest checkpoints are a few TB)";
+
 // Little-endian integers at an offset (the caller checks the bounds).
 inline std::uint64_t read_le(std::string_view b, std::size_t at, int width) {
     std::uint64_t v = 0;

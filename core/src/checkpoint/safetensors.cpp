@@ -1,9 +1,11 @@
 // safetensors (huggingface/safetensors, docs "Format"): an 8-byte little-endian header length N, then N
 // bytes of JSON {"__metadata__": {...}, "<tensor>": {"dtype", "shape", "data_offsets": [begin, end]}},
 // then the data. A tensor's stored bytes are end - begin; the dtype's width times the shape must agree.
+#include <algorithm>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "checkpoint/readers.hpp"
 
@@ -23,6 +25,27 @@ int dtype_bits(const std::string& d) {
     if (d == "F4") return 4;  // float4 e2m1, two per byte
     if (d == "F6_E2M3" || d == "F6_E3M2") return 6;
     return 0;
+}
+
+struct Span {
+    std::uint64_t begin, end;
+    std::string name;
+};
+
+// safetensors refuses a header whose tensors do not tile the data exactly: sorted by offset, each begins
+// where the one before ended, the first at 0 (safetensors/src/tensor.rs Metadata::validate,
+// SafeTensorError::InvalidOffset). Overlapping or gapped offsets were summed as given (issue 42).
+std::string tiling_error(std::vector<Span>& spans) {
+    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin || (a.begin == b.begin && a.end < b.end); });
+    std::uint64_t at = 0;
+    for (const auto& s : spans) {
+        if (s.begin != at)
+            return "tensor " + s.name + " starts at byte " + std::to_string(s.begin) + " of the data, expected " + std::to_string(at) +
+                   (s.begin < at ? " (it overlaps the tensor before)" : " (a gap after the tensor before)") +
+                   ": safetensors refuses such a header (InvalidOffset)";
+        at = s.end;
+    }
+    return "";
 }
 
 }  // namespace
@@ -54,6 +77,7 @@ Result<CheckpointSummary> read_safetensors_header(std::string_view bytes) {
     s.format = "safetensors";
     s.header_bytes = static_cast<std::int64_t>(8 + n);
     s.files = 1;
+    std::vector<Span> spans;
     for (const auto& [name, t] : j.items()) {
         if (name == "__metadata__") continue;
         if (!t.is_object() || !t.contains("dtype") || !t["dtype"].is_string() || !t.contains("shape") || !t["shape"].is_array() ||
@@ -79,8 +103,10 @@ Result<CheckpointSummary> read_safetensors_header(std::string_view bytes) {
         else if (elements * bits / 8 != static_cast<double>(x.bytes))
             return fail(name, "data_offsets span " + std::to_string(x.bytes) + " bytes but " + x.dtype + " x shape " + t["shape"].dump() +
                                   " needs " + std::to_string(static_cast<std::int64_t>(elements * bits / 8)));
+        spans.push_back({o[0].get<std::uint64_t>(), o[1].get<std::uint64_t>(), name});
         s.add(x);
     }
+    if (const std::string why = tiling_error(spans); !why.empty()) return fail("", why);
     r.value = std::move(s);
     return r;
 }
