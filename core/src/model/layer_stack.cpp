@@ -38,6 +38,7 @@ struct Walker {
     LayerStack& stack;
     std::vector<Storage> storages;
     std::vector<std::map<std::string, Value>> scopes{1};
+    std::map<std::string, std::string> types_by_name{};  // qualified name -> layer type, for a name used twice
     i64 expanded = 0;
 
     bool stop() const { return errors.size() >= kMaxErrors; }
@@ -76,6 +77,22 @@ struct Walker {
         return false;
     }
 
+    // One name is one module. torchvision's ResNet calls its parameter-free `relu` twice, and the stacks
+    // mirror that, but a name that returns as another type, or as a layer with weights (which would be
+    // counted twice), is a contradiction (issue 42).
+    bool same_module(const std::string& qualified, const std::string& type, bool has_params, const std::string& where) {
+        const auto [it, first] = types_by_name.emplace(qualified, type);
+        if (first) return true;
+        if (it->second != type)
+            errors.push_back({where, "the name \"" + qualified + "\" already names a " + it->second + " layer: one module cannot be a " +
+                                         type + " too; give this layer its own name"});
+        else if (has_params)
+            errors.push_back({where, "the " + type + " \"" + qualified + "\" appears twice and has weights, which would be counted twice; "
+                                     "give the second its own name"});
+        else return true;
+        return false;
+    }
+
     bool block(const json& l, const std::string& at, const std::string& where, const std::string& qualified, int depth,
                bool trains, Value& cur) {
         FieldReader r(l, where, errors);
@@ -85,8 +102,8 @@ struct Walker {
         }
         auto repeat = r.integer_or({"repeat"}, 1, 1, kMaxStackLayers);
         const i64 start = r.integer_or({"start"}, 0, 0, kMaxStackLayers);
-        if (!r.has("layers") || !l.at("layers").is_array()) {
-            r.error("layers", "missing: a block needs a list of layers");
+        if (!r.has("layers") || !l.at("layers").is_array() || l.at("layers").empty()) {
+            r.error("layers", "missing or empty: a block needs a list of at least one layer");
             return false;
         }
         const bool numbered = repeat > 1 || r.has("start");
@@ -129,7 +146,7 @@ struct Walker {
         } else if (!op(l, type, qualified, where, trains, cur)) {
             return false;
         }
-        if (!own.empty()) scopes.back()[own] = cur;
+        if (!own.empty()) scopes.back()[own] = cur;  // a later "from" reads the latest output of that name
         return true;
     }
 
@@ -168,7 +185,7 @@ struct Walker {
         in.shape = src.shape;
         in.is_index = storages[static_cast<std::size_t>(src.tensor)].index;
         auto res = apply_layer(l, type, qualified, in, where, errors);
-        if (!res) return false;
+        if (!res || !same_module(qualified, type, !res->params.empty(), where)) return false;
         StackLayer L;
         L.name = qualified;
         L.type = type;
@@ -207,7 +224,8 @@ struct Walker {
     // The forward working set without autograd: each tensor is alive from its producer to its last reader
     // (a difference array over the layers), the final output to the end.
     void liveness(int output) {
-        const std::size_t n = stack.layers.size();
+        const std::size_t n = stack.layers.size();  // at least one: every block holds a layer
+        if (n == 0) return;
         std::vector<double> delta(n + 1, 0.0);
         storages[static_cast<std::size_t>(output)].last = static_cast<i64>(n) - 1;
         for (const auto& s : storages) {
@@ -310,6 +328,10 @@ Result<LayerStack> layer_stack_from_json(const nlohmann::json& j, const std::str
         }
     }
     if (!w.walk(layers, p + "layers", "", 0, true, cur)) return res;
+    if (st.layers.empty()) {  // read_inputs' tensors alone: nothing to bill (and liveness needs a layer)
+        res.errors.push_back({p + "layers", "no layer after expanding the blocks"});
+        return res;
+    }
     w.liveness(cur.tensor);
     Checked params = 0, trainable = 0, buffers = 0;
     for (const auto& l : st.layers) {
