@@ -5,8 +5,8 @@
 (function () {
   'use strict';
   var root = typeof window !== 'undefined' ? window : globalThis;
-  var resolveReady;
-  var ready = new Promise(function (resolve) { resolveReady = resolve; });
+  var resolveReady, rejectReady;
+  var ready = new Promise(function (resolve, reject) { resolveReady = resolve; rejectReady = reject; });
   var problem = Module.vramcalcProblem, callWithStrings = Module.vramcalcCallWithStrings;
 
   function call(fn, arg) {
@@ -65,6 +65,13 @@
   Module.onRuntimeInitialized = function () {
     if (previous) previous();
     resolveReady(api);
+  };
+  // A wasm that cannot be fetched or compiled ends in Emscripten's abort(): ready rejects with the reason
+  // instead of never settling (issue 42).
+  var previousAbort = Module.onAbort;
+  Module.onAbort = function (what) {
+    if (previousAbort) previousAbort(what);
+    rejectReady(new Error('vramcalc could not start: ' + (what && what.message ? what.message : String(what))));
   };
   if (runtimeInitialized) resolveReady(api);
 })();

@@ -220,6 +220,10 @@ EMSCRIPTEN_KEEPALIVE void vramcalc_on_file(const char* name, const char* bytes) 
     if (g_page.app) g_page.app->on_file(name ? name : "file", bytes ? bytes : "");
     wake();
 }
+EMSCRIPTEN_KEEPALIVE void vramcalc_on_file_refused(const char* name, const char* why) {  // too large, not text
+    if (g_page.app) g_page.app->on_file_refused(name ? name : "file", why ? why : "");
+    wake();
+}
 EMSCRIPTEN_KEEPALIVE void vramcalc_on_fetched(int ok, const char* url, const char* body, const char* error) {
     if (g_page.app) g_page.app->on_fetched(ok != 0, url ? url : "", body ? body : "", error ? error : "");
     wake();

@@ -57,11 +57,14 @@ void App::on_file(const std::string& name, const std::string& bytes) {
         set_status(st_, "No file was read: drop a config.json or a scenario file on the window instead.", true);
         return;
     }
-    json j = json::parse(std::string_view(bytes), nullptr, false);
-    if (j.is_discarded() || !j.is_object() || (!j.contains("model") && !j.contains("model_type"))) {
+    bool refused = false;
+    auto read = read_json_input(st_, name, bytes, refused);
+    if (refused) return;
+    if (!read || !read->is_object() || (!read->contains("model") && !read->contains("model_type"))) {
         import_into(st_, name, bytes);  // another tool's config: a command line, YAML, DeepSpeed JSON, ...
         return;
     }
+    json& j = *read;
     if (j.contains("model")) {  // a scenario file
         set_scenario(std::move(j));
         set_status(st_, "Opened scenario " + name);
@@ -72,17 +75,21 @@ void App::on_file(const std::string& name, const std::string& bytes) {
     }
 }
 
+void App::on_file_refused(const std::string& name, const std::string& why) { set_status(st_, name + ": " + why, true); }
+
 void App::on_fetched(bool ok, const std::string& url, const std::string& body, const std::string& error) {
     if (!ok) {
         set_status(st_, "Could not fetch " + url + ": " + error, true);
         return;
     }
-    json j = json::parse(std::string_view(body), nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
+    bool refused = false;
+    auto j = read_json_input(st_, url, body, refused);
+    if (refused) return;
+    if (!j || !j->is_object()) {
         set_status(st_, url + " did not return a JSON object (is the model gated or private?)", true);
         return;
     }
-    st_.scenario["model"] = std::move(j);
+    st_.scenario["model"] = std::move(*j);
     st_.dirty = true;
     set_status(st_, "Fetched " + url);
 }

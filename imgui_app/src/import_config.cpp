@@ -3,6 +3,7 @@
 // importer (VRAMCALC_UI_IMPORTS); the page leaves it out of its wasm for size and asks the platform, which
 // loads it as a separate module (web/import_module.cpp) on the first such paste, drop or open.
 #include "ui.hpp"
+#include "vramcalc/json_text.hpp"
 
 #if VRAMCALC_UI_IMPORTS
 #include "vramcalc/import.hpp"
@@ -23,6 +24,21 @@ bool import_into(AppState& st, const std::string& name, const std::string& text)
     set_status(st, name + ": this build does not import other tools' configs (the CLI's vramcalc import does); a config.json or a scenario file works", true);
     return false;
 #endif
+}
+
+std::optional<nlohmann::json> read_json_input(AppState& st, const std::string& name, const std::string& text, bool& refused) {
+    refused = false;
+    std::string why;
+    auto j = parse_json_text(text, why);
+    if (j) return j;
+    // JSON is what starts with { or [ (after blanks); a YAML file or a command line is the importer's.
+    const auto first = text.find_first_not_of(" \t\r\n");
+    const bool json_like = first != std::string::npos && (text[first] == '{' || text[first] == '[');
+    if (json_like || text.size() > kMaxInputBytes || text.find('\0') != std::string::npos) {
+        refused = true;
+        set_status(st, name + ": " + why, true);
+    }
+    return std::nullopt;
 }
 
 std::string answer_errors(const nlohmann::json& answer, const char* if_none) {

@@ -151,9 +151,10 @@ static void model_source(AppState& st) {
         ImGui::TextDisabled("Or paste a config.json, or a config you run with (vllm serve ..., DeepSpeed, LLaMA-Factory, axolotl, torchtune YAML):");
         ImGui::InputTextMultiline("##paste", &st.pasted_config, ImVec2(-1, fs * 5));
         if (ImGui::Button("Use pasted config")) {
-            json j = json::parse(std::string_view(st.pasted_config), nullptr, false);
-            if (!j.is_discarded() && j.is_object() && j.contains("model_type")) w::set(st, "/model", std::move(j));
-            else import_into(st, "pasted text", st.pasted_config);
+            bool refused = false;
+            auto j = read_json_input(st, "pasted text", st.pasted_config, refused);
+            if (j && j->is_object() && j->contains("model_type")) w::set(st, "/model", std::move(*j));
+            else if (!refused) import_into(st, "pasted text", st.pasted_config);
         }
         if (st.platform->can_open_file()) {
             ImGui::SameLine();

@@ -6,6 +6,7 @@
 #include <misc/cpp/imgui_stdlib.h>  // after imgui.h (it does not include it)
 #include "vramcalc/bill_format.hpp"
 #include "vramcalc/json_text.hpp"
+#include "vramcalc/url_state.hpp"
 
 namespace vramcalc::ui {
 
@@ -41,8 +42,17 @@ void copy_bill(AppState& st, const Format& f) {
 
 void save_bill(AppState& st, const Format& f) { set_status(st, st.platform->save_text(f.file, f.mime, bill_text(st, f))); }
 
+// A link whose hash is past what the page reads back (url_state.hpp kUrlStateMaxChars) would open on an
+// error: say so instead of copying it (a large layer stack or config.json travels inside the link).
 void copy_link(AppState& st) {
-    st.platform->copy_text(st.platform->share_link(encode_state(st)));
+    const std::string state = encode_state(st);
+    if (state.size() > kUrlStateMaxChars) {
+        set_status(st, "This scenario is too large to share as a link (" + std::to_string(state.size() / 1024) + " KiB; a link carries at most " +
+                           std::to_string(kUrlStateMaxChars / 1024) + " KiB): copy the text under \"Scenario JSON\" and share that file instead.",
+                   true);
+        return;
+    }
+    st.platform->copy_text(st.platform->share_link(state));
     set_status(st, "Link copied: opening it restores this scenario.");
 }
 
@@ -119,7 +129,7 @@ void GuiScenarioJson(AppState& st) {
         std::string why;
         auto j = parse_json_text(st.scenario_text, why);  // depth-limited, like the CLI and the JS API
         if (!j || !j->is_object()) {
-            set_status(st, "The scenario text is not a JSON object.", true);
+            set_status(st, "The scenario text is not a JSON object" + (why.empty() ? std::string(".") : ": " + why), true);
         } else {
             st.scenario = std::move(*j);
             st.dirty = true;

@@ -83,10 +83,13 @@ void GuiLayerStack(AppState& st) {
     ImGui::TextDisabled("{\"input\": [3, 224, 224], \"layers\": [{\"type\": \"conv2d\", \"out_channels\": 64, ...}, ...]}");
     ImGui::InputTextMultiline("##stack", &st.stack_text, ImVec2(-1, fs * 10));
     if (ImGui::Button("Use this stack")) {
-        json j = json::parse(std::string_view(st.stack_text), nullptr, false);
-        if (j.is_discarded() || !j.is_object() || !j.contains("layers"))
+        bool refused = false;
+        auto j = read_json_input(st, "The layer stack", st.stack_text, refused);
+        if (refused) {
+            // read_json_input said why on the status line
+        } else if (!j || !j->is_object() || !j->contains("layers"))
             set_status(st, "A layer stack is a JSON object with \"input\" (the per-sample shape) and \"layers\".", true);
-        else w::set(st, "/model", std::move(j));
+        else w::set(st, "/model", std::move(*j));
     }
     repr_paste(st);
     ImGui::TreePop();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,11 @@ void apply_patch(AppState& st, const nlohmann::json& patch);
 // built without the importer, the platform imports it (the page's separate module) and the answer comes
 // back through App::on_imported, which hands it to import_answered.
 bool import_into(AppState& st, const std::string& name, const std::string& text);
+// Text a user hands in (a dropped, opened, fetched or pasted file) as JSON, through the checks the CLI and
+// the JS API apply (parse_json_text: size, NUL, nesting, duplicate keys). nullopt when it is not JSON at
+// all (another tool's config: give it to import_into) or, with `refused` set and the status line saying
+// why, when it is JSON that those checks refuse.
+std::optional<nlohmann::json> read_json_input(AppState& st, const std::string& name, const std::string& text, bool& refused);
 void apply_import(AppState& st, const std::string& name, const nlohmann::json& imported);
 // An importer's answer (the core's import_answer, whichever module gave it): applied, or its errors on
 // the status line.

@@ -231,14 +231,24 @@
   });
   window.addEventListener('hashchange', function () { call('vramcalc_on_hash', ['string'], [location.hash]); });
 
-  var maxFileBytes = 8 << 20;  // a config.json is a few KB; anything this large is not one
+  // The core's one limit on text handed in (json_text.hpp kMaxInputBytes): a config.json is a few KB.
+  var maxFileBytes = 8 << 20;
+  // Why a file or an answer cannot be handed to the calculator as text, or '' when it can: too large, or
+  // a NUL byte, which the C string it travels in would silently end at (issue 42).
+  function unreadable(text, size) {
+    if (size > maxFileBytes) return 'is ' + (size / 1048576).toFixed(1) + ' MiB; a config or scenario is at most 8 MiB';
+    var nul = text ? text.indexOf('\u0000') : -1;
+    return nul >= 0 ? 'holds a NUL byte at offset ' + nul + ': not a text file' : '';
+  }
   function readFile(file) {
     if (!file) return;
-    if (file.size > maxFileBytes) {
-      call('vramcalc_on_file', ['string', 'string'], [file.name, '']);
-      return;
-    }
-    file.text().then(function (text) { call('vramcalc_on_file', ['string', 'string'], [file.name, text]); });
+    var why = unreadable('', file.size);
+    if (why) { call('vramcalc_on_file_refused', ['string', 'string'], [file.name, why]); return; }
+    file.text().then(function (text) {
+      why = unreadable(text, 0);
+      if (why) call('vramcalc_on_file_refused', ['string', 'string'], [file.name, why]);
+      else call('vramcalc_on_file', ['string', 'string'], [file.name, text]);
+    }, function () { call('vramcalc_on_file_refused', ['string', 'string'], [file.name, 'could not be read']); });
   }
   window.addEventListener('dragover', function (e) { e.preventDefault(); });
   window.addEventListener('drop', function (e) {
@@ -301,7 +311,10 @@
     },
     fetchText: function (url) {
       fetch(url, {credentials: 'omit'}).then(function (r) {
-        if (r.ok) return r.text().then(function (body) { call('vramcalc_on_fetched', ['number', 'string', 'string', 'string'], [1, url, body, '']); });
+        if (r.ok) return r.text().then(function (body) {
+          var why = unreadable(body, body.length);
+          call('vramcalc_on_fetched', ['number', 'string', 'string', 'string'], why ? [0, url, '', 'the answer ' + why] : [1, url, body, '']);
+        });
         var why = r.status === 404 ? 'HTTP 404: no such model or file (check the id)' :
                   (r.status === 401 || r.status === 403) ? 'HTTP ' + r.status + ': the model is gated or private; download its config.json and drop it here' :
                   'HTTP ' + r.status;

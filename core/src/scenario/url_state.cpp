@@ -291,13 +291,11 @@ public:
             error(field, "embedded JSON nests deeper than " + std::to_string(kUrlStateMaxJsonDepth) + " levels");
             return std::nullopt;
         }
-        // JSON text is parsed as a std::string_view everywhere (core, UI): nlohmann instantiates its whole
-        // parser once per input type, and the page carried a second copy for std::string (9 KB of code).
-        json j = json::parse(std::string_view(*bytes), nullptr, /*allow_exceptions=*/false);
-        if (j.is_discarded()) {
-            error(field, "the base64url text does not hold valid JSON (UTF-8, finite numbers)");
-            return std::nullopt;
-        }
+        // The same checks as every other JSON handed in (parse_json_text: duplicate keys, a NUL byte);
+        // the embedded config was parsed without them, so a link's config kept the last of two keys.
+        std::string bad;
+        auto j = parse_json_text(*bytes, bad);
+        if (!j) error(field, "the base64url text does not hold valid JSON: " + bad);
         return j;
     }
 

@@ -113,6 +113,7 @@ public:
     std::string url_state() const;
     // Asynchronous answers from the platform.
     void on_file(const std::string& name, const std::string& bytes);
+    void on_file_refused(const std::string& name, const std::string& why);  // the platform would not read it
     void on_fetched(bool ok, const std::string& url, const std::string& body, const std::string& error);
     // Platform::read_checkpoint's reports: JSON of the reader's state (progress, then the sums or the error).
     void on_checkpoint(const std::string& report_json);
