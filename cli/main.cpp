@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report.hpp"
+#include "terminal.hpp"
 #include "weights.hpp"
 #include "vramcalc/advice.hpp"
 #include "vramcalc/bill_format.hpp"
@@ -615,6 +616,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    const vc::cli::TerminalSafe out(std::cout), err(std::cerr);  // names from the input may hold escape codes
     try {
         return run(argc, argv);
     } catch (const BadInput& e) {
