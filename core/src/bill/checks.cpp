@@ -46,10 +46,11 @@ void engine_checks(const Scenario& s, Bill& b) {
         b.warnings.push_back("framework \"" + std::string(to_string(s.framework)) +
                              "\" serves models, it does not train them: the bill follows transformers' training");
     if (s.workload != Workload::infer) return;
-    const bool packed = s.weights.rfind("gptq-", 0) == 0 || s.weights.rfind("awq-", 0) == 0;
-    if (s.framework == Framework::llamacpp && (packed || s.weights == "nf4" || s.weights == "nf4-dq"))
+    // llama.cpp's GGUF types: F32, F16, BF16 and its block formats; no FP8, GPTQ, AWQ, bitsandbytes or int8 tensors.
+    const bool gguf_type = is_gguf(s.weights) || s.weights == "fp32" || s.weights == "fp16" || s.weights == "bf16";
+    if (s.framework == Framework::llamacpp && !gguf_type)
         b.warnings.push_back("weights \"" + s.weights + "\" with framework \"llama.cpp\": llama.cpp loads GGUF files "
-                             "only (gguf-*); convert the checkpoint first");
+                             "only (gguf-*, or fp32/fp16/bf16 as GGUF F32/F16/BF16); convert the checkpoint first");
     if (s.framework == Framework::vllm && s.gpu.vendor != "amd" &&
         (s.vllm_rocm_aiter || s.vllm_rocm_load_measure != RocmLoadMeasure::allocated))
         b.warnings.push_back("vllm_rocm_aiter and vllm_rocm_load_measure describe vLLM on AMD GPUs; ignored on " + s.gpu.name);
@@ -66,10 +67,6 @@ void engine_checks(const Scenario& s, Bill& b) {
     if (s.framework == Framework::llamacpp && s.batch * len > s.n_ctx)
         b.warnings.push_back("batch x (prompt_len + gen_len) = " + n(s.batch * len) + " exceeds n_ctx " + n(s.n_ctx) +
                              ": llama.cpp's cells are shared by all sequences, so they do not all fit at once");
-    if (s.framework == Framework::vllm && s.tp > 1 && s.model.heads > 0 && s.model.heads % s.tp != 0)
-        b.warnings.push_back("tp " + n(s.tp) + " does not divide the model's " + n(s.model.heads) +
-                             " attention heads: vLLM refuses this layout (\"Total number of attention heads must be "
-                             "divisible by tensor parallel size\")");
 }
 
 void model_checks(const Scenario& s, Bill& b) {
@@ -99,6 +96,65 @@ void training_checks(const Scenario& s, Bill& b) {
                              "outweigh sharding the small adapter states; no sharding may need less memory");
 }
 
+// KV-cache types each engine has: llama.cpp's cache types (f16, bf16, q8_0, q4_0, ...: --cache-type-k) have
+// no fp8; transformers and torchtune have no GGUF block formats (transformers' QuantizedCache is quanto/HQQ int4/int2).
+void kv_checks(const Scenario& s, Bill& b) {
+    if (s.workload != Workload::infer) return;
+    const bool gguf_kv = s.kv_dtype == KvDtype::q8_0 || s.kv_dtype == KvDtype::q4_0;
+    if (gguf_kv && (s.framework == Framework::hf || s.framework == Framework::torchtune))
+        b.warnings.push_back("kv_dtype \"" + std::string(to_string(s.kv_dtype)) + "\" is a llama.cpp cache type; framework \"" +
+                             to_string(s.framework) + "\" has none (transformers' nearest is cache_implementation=\"quantized\", "
+                             "quanto/HQQ int4 or int2): allowed auto, fp16, bf16; the bill counts llama.cpp's block format");
+    if (s.kv_dtype == KvDtype::fp8 && s.framework == Framework::llamacpp)
+        b.warnings.push_back("kv_dtype \"fp8\" with framework \"llama.cpp\": its --cache-type-k/-v take f32, f16, bf16, q8_0, "
+                             "q4_0, q4_1, iq4_nl, q5_0 and q5_1, no fp8 (q8_0 is the same size)");
+}
+
+// Lengths and sizes an engine takes but that surprise: beyond the model's trained positions, odd group sizes.
+void length_checks(const Scenario& s, Bill& b) {
+    if (s.workload != Workload::infer || s.model.count_only || s.model.stack) return;
+    const std::int64_t limit = s.model.max_positions;
+    // llama.cpp llama-context.cpp: "n_ctx_seq (N) > n_ctx_train (M) -- possible training context overflow"
+    // (n_ctx_per_seq in releases before 2025); llama-server then caps each slot at n_ctx_train.
+    if (s.framework == Framework::llamacpp && limit > 0 && s.n_ctx > limit)
+        b.warnings.push_back("n_ctx " + n(s.n_ctx) + " exceeds the model's max_position_embeddings " + n(limit) + ": llama.cpp allocates "
+                             "it but warns \"n_ctx_seq > n_ctx_train -- possible training context overflow\" (llama-server caps each "
+                             "slot at " + n(limit) + "); the bill keeps the full n_ctx cache");
+    // vLLM config/model.py _get_and_verify_max_len: a max_model_len above the derived limit is a ValueError
+    // unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (the derived limit is max_position_embeddings, times the rope
+    // scaling factor for yarn, dynamic and linear scaling).
+    if (s.framework == Framework::vllm && limit > 0 && s.max_model_len > limit)
+        b.warnings.push_back("max_model_len " + n(s.max_model_len) + " is above the model's max_position_embeddings " + n(limit) +
+                             ": vLLM refuses it (\"User-specified max_model_len is greater than the derived max_model_len\") "
+                             "unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set, or the config's rope_scaling extends the limit");
+    // GPTQ and AWQ checkpoints use -1, 32, 64 or 128; vLLM's Marlin kernels take only these
+    // (MARLIN_SUPPORTED_GROUP_SIZES), its other kernels need the input size divisible by the group.
+    const bool packed = s.weights.rfind("gptq-", 0) == 0 || s.weights.rfind("awq-", 0) == 0;
+    const std::int64_t g = s.group_size;
+    if (packed && g != -1 && g != 32 && g != 64 && g != 128)
+        b.warnings.push_back("group_size " + n(g) + " with weights \"" + s.weights + "\": GPTQ and AWQ checkpoints use -1 (per "
+                             "channel), 32, 64 or 128, and vLLM's Marlin kernels take only these" +
+                             (s.model.hidden > 0 && g > 0 && s.model.hidden % g != 0
+                                  ? "; " + n(g) + " does not divide the hidden size " + n(s.model.hidden) +
+                                        ", which vLLM refuses (\"The input size is not aligned with the quantized weight shape\")"
+                                  : std::string()));
+}
+
+void setting_checks(const Scenario& s, Bill& b) {
+    // A custom GPU declared with bf16 on an architecture without it (before Ampere; AMD from CDNA2 has it).
+    const std::string& a = s.gpu.arch;
+    if (s.gpu.id == "custom" && s.gpu.bf16 && (a == "pascal" || a == "volta" || a == "turing"))
+        b.warnings.push_back("gpu.bf16 true with arch \"" + a + "\": bf16 tensor cores start with Ampere "
+                             "(torch.cuda.is_bf16_supported() is false before it; bf16 runs emulated, if at all): set \"bf16\": false");
+    // LitGPT adapter_v2.py: blocks below adapter_start_layer get no prompt, but every linear keeps its
+    // trainable bias and scale (llama-adapter with no adapted layer is a read error).
+    if (s.workload == Workload::train && s.method == Method::adapter_v2 && s.model.layers > 0 && !s.model.stack &&
+        s.adapter_start_layer >= s.model.layers)
+        b.warnings.push_back("adapter_start_layer " + n(s.adapter_start_layer) + " is past the model's last layer (" + n(s.model.layers) +
+                             " layers, numbered 0 to " + n(s.model.layers - 1) + "): no layer gets an adapter prompt; only "
+                             "adapter-v2's biases, scales and norms train");
+}
+
 }  // namespace
 
 void contradiction_warnings(const Scenario& s, Bill& b) {
@@ -106,6 +162,10 @@ void contradiction_warnings(const Scenario& s, Bill& b) {
     engine_checks(s, b);
     model_checks(s, b);
     training_checks(s, b);
+    kv_checks(s, b);
+    length_checks(s, b);
+    setting_checks(s, b);
+    parallel_warnings(s, b);
 }
 
 }  // namespace vramcalc::detail

@@ -8,5 +8,7 @@
 namespace vramcalc::detail {
 
 void contradiction_warnings(const Scenario& s, Bill& b);
+// Parallel layouts and sharding (checks_parallel.cpp); called by contradiction_warnings.
+void parallel_warnings(const Scenario& s, Bill& b);
 
 }  // namespace vramcalc::detail

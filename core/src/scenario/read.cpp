@@ -102,6 +102,9 @@ void read_gpu(ReadContext& c, const ScenarioKey&) {
     if (s.gpu.name.find_first_not_of(" \t") == std::string::npos) s.gpu.name = "custom GPU";  // never "on : "
 
     s.gpu.arch = r.string_or("arch", "");
+    const auto& archs = gpu_archs();
+    if (!s.gpu.arch.empty() && std::find(archs.begin(), archs.end(), s.gpu.arch) == archs.end())
+        r.error("arch", "got \"" + utf8_prefix(s.gpu.arch, 40) + "\", allowed: " + join_names(archs) + " (or leave it out: unknown)");
     s.gpu.bf16 = r.boolean_or("bf16", true);
     if (r.has("memory_bytes")) {
         const ScenarioKey& k = key_of("gpu.memory_bytes");
@@ -124,6 +127,9 @@ void read_lora(ReadContext& c, const ScenarioKey&) {
     }
     warn_unknown_keys(l, "lora", c.out.warnings);
     FieldReader r(l, "lora", c.out.errors);
+    if (r.has("rank") && r.has("r") && l["rank"] != l["r"])  // PEFT's LoraConfig says r, the spec says rank
+        r.error("rank", "lora.rank " + describe(l["rank"]) + " and lora.r " + describe(l["r"]) + " disagree: they are two spellings of "
+                        "the same key (the adapter rank; PEFT's LoraConfig calls it r); give one of them");
     lora.rank = read_integer(r, "lora.rank", lora.rank);
     lora.alpha = read_number(r, "lora.alpha", lora.alpha);
     lora.dropout = read_number(r, "lora.dropout", lora.dropout);
@@ -212,22 +218,6 @@ void check_layout(const Scenario& s, FieldReader& r) {
                           "tensor parallelism splits the heads; allowed tp 1 to " + num(m.heads));
 }
 
-// A key given for a method that does not read it (the key table's `methods`): "quantization" with
-// method lora or full, a "lora" object with method full. Said, never silently ignored.
-void check_method_keys(const json& doc, const Scenario& s, std::vector<std::string>& warnings) {
-    if (s.workload != Workload::train) return;
-    for (const auto& row : key_rows()) {
-        const ScenarioKey& k = row.key;
-        if (k.methods.empty() || nested(k.name) || !doc.contains(k.name) || doc[k.name].is_null()) continue;
-        if (applies_to(k, s)) continue;
-        if (k.name == "quantization" && doc[k.name].is_string() && doc[k.name].get<std::string>() == "none") continue;
-        std::string methods;  // "lora qlora" -> "lora or qlora"
-        for (char ch : k.methods) methods += ch == ' ' ? std::string(" or ") : std::string(1, ch);
-        warnings.push_back(std::string(k.name) + ": ignored with method \"" + to_string(s.method) + "\" (it applies to method " +
-                           methods + (k.name == "quantization" ? "; for a quantized base use method \"qlora\")" : ")"));
-    }
-}
-
 // What a layer-stack model cannot be run with: the settings below are defined on transformer layers.
 void check_stack(const Scenario& s, FieldReader& r) {
     if (!s.model.stack) return;
@@ -262,6 +252,7 @@ void check_cross_fields(const Scenario& s, FieldReader& r) {
     if (s.prompt_len + s.gen_len < 1 && s.workload == Workload::infer)
         r.error("prompt_len", "prompt_len + gen_len must be at least 1 token");
     check_layout(s, r);
+    check_contradictions(s, r);
 }
 
 }  // namespace
@@ -283,7 +274,7 @@ Result<Scenario> scenario_from_json(const nlohmann::json& j, const Catalog& cat)
     for (const auto& row : key_rows())
         if (row.bind.read && !nested(row.key.name) && row.bind.read != &read_rlhf) row.bind.read(c, row.key);
     check_cross_fields(s, r);
-    check_method_keys(j, s, out.warnings);
+    check_ignored_keys(j, s, out.warnings);
     read_rlhf(c, key_of("rlhf"));  // last: its roles follow the policy's settings
     if (s.model.stack && s.rlhf.algorithm != RlhfAlgorithm::none)
         r.error("rlhf", "RLHF trains language models; a layer-stack model has no tokens to generate (leave rlhf out)");

@@ -111,6 +111,7 @@ void read_rlhf(ReadContext& c, const ScenarioKey&) {
     x.prompt_len = read_integer(fr, "rlhf.prompt_len", x.prompt_len);
     x.gen_len = read_integer(fr, "rlhf.gen_len", x.gen_len);
     read_rollout(x, r, c.out);
+    check_rollout_fit(s, fr);
     if (x.algorithm == RlhfAlgorithm::dpo && r.contains("rollout") && x.rollout)
         fr.error("rollout", "dpo trains on given preference pairs: it has no rollout");
 }

@@ -75,6 +75,16 @@ void write_gpu(const Scenario& s, json& out, const ScenarioKey& k);
 void write_lora(const Scenario& s, json& out, const ScenarioKey& k);
 void write_rlhf(const Scenario& s, json& out, const ScenarioKey& k);
 
+// Settings no real tool accepts together: read errors naming the field, the value and what is allowed
+// (contradictions.cpp). check_rollout_fit reads the rlhf object's rollout against the job.
+void check_contradictions(const Scenario& s, FieldReader& r);
+void check_rollout_fit(const Scenario& s, FieldReader& rlhf);
+// Keys of `doc` that the estimate of `s` does not read (another workload, method, framework or weight
+// format): one warning each.
+void check_ignored_keys(const json& doc, const Scenario& s, std::vector<std::string>& warnings);
+// The custom GPU architectures the estimator knows ("volta", "ampere", "cdna3", ...).
+const std::vector<std::string>& gpu_archs();
+
 // The text an inline config.json is kept as (Scenario::model_config): compact JSON, never throws.
 std::string compact_json(const json& j);
 
