@@ -68,3 +68,33 @@ TEST_CASE("backward: selective recomputation bills one layer's attention core ag
     CHECK(static_cast<double>(selective.device_bytes) / (1 << 30) == Approx(16.21).margin(0.01));
     CHECK_FALSE(selective.fits);
 }
+
+TEST_CASE("backward: an encoder-decoder's gradients never exceed its parameters' worth") {
+    // mT0-XXL: 24 encoder + 24 decoder layers. The step walks both stacks in backward; each layer adds its share
+    // of the stacks' gradients, so with grad_accum 1 and zero_grad(set_to_none) they reach all trainable
+    // parameters' gradients at the end of backward (PyTorch autograd accumulates .grad per parameter as the
+    // layer's backward runs), never more. fp32 model under autocast: 4 B per gradient.
+    const char* base = R"({"model": "mt0-xxl", "gpu": "a100-80gb", "precision": "bf16-mixed", "micro_batch": 8,
+        "seq_len": 64)";
+    const char* variants[] = {R"(, "method": "full")", R"(, "method": "full", "adamw_impl": "fused")",
+                              R"(, "method": "full", "optimizer": "sgd")", R"(, "method": "lora")",
+                              R"(, "method": "freeze", "trainable_layers": 2)"};
+    for (const char* v : variants) {
+        const Bill one = bill(std::string(base) + v + R"(, "grad_accum": 1})");
+        const Bill four = bill(std::string(base) + v + R"(, "grad_accum": 4})");
+        INFO(v << ": grad_accum 1 " << one.component("gradients") << " B of gradients, " << one.peak_allocated_bytes
+               << " B allocated; grad_accum 4 " << four.peak_allocated_bytes << " B");
+        // 4 B per trainable parameter: fp32 gradients of the autocast model, PEFT's fp32 adapters.
+        CHECK(static_cast<double>(one.component("gradients")) <= static_cast<double>(one.trainable_parameters) * 4 + 1);
+        // Accumulation keeps the gradients through the next forward: it can only add memory.
+        CHECK(one.peak_allocated_bytes <= four.peak_allocated_bytes);
+        for (std::size_t i = 0; i < one.timeline.size() && i < four.timeline.size(); ++i)
+            CHECK(one.timeline[i].bytes <= four.timeline[i].bytes);
+    }
+    // At the optimizer step every gradient exists: exactly 4 B per parameter (it was 95.2 GB, the decoder's
+    // per-layer share counted over both stacks).
+    const Bill step = bill(std::string(base) + R"(, "method": "full", "grad_accum": 1})");
+    REQUIRE(step.peak_phase == "optimizer");
+    CHECK(step.component("gradients") == 4 * step.trainable_parameters);
+    CHECK(step.trainable_parameters == 12921057280);  // presets/models/mt0-xxl.json
+}

@@ -219,8 +219,13 @@ void activation_inputs(const Scenario& s, const ModelSpec& m, const ActivationSe
     // tensors exist again, one layer at a time, beside the layer's backward transients, as full
     // checkpointing's recomputed layer does (training_step.cpp). Split by tp and cp like the rest of it.
     if (selective) in.layer_transient += attention_core_bytes(saved, bsz, seq);
-    // Encoder-decoder models run the encoder stack too (counted as the same layer kind).
-    if (m.arch == Arch::encoder_decoder) in.layers += m.encoder_layers, in.trained_layers += m.encoder_layers;
+    // Encoder-decoder models run the encoder stack too (counted as the same layer kind). Method freeze trains
+    // the last decoder layers only: the encoder keeps nothing (its input needs no gradient) and has no
+    // gradients (model_states.cpp sizes grad_per_layer over the trained layers).
+    if (m.arch == Arch::encoder_decoder) {
+        in.layers += m.encoder_layers;
+        if (s.method != Method::freeze) in.trained_layers += m.encoder_layers;
+    }
     // The final norm's saved tensors and the lm_head input (when trained).
     const double h = static_cast<double>(m.hidden);
     in.extra_act = (4 * h + (a.train_norms ? a.residual * h : 0)) * T;
