@@ -239,6 +239,13 @@ double layer_bytes(const std::vector<SavedTensor>& t, double b, double s, bool s
     return sum;
 }
 
+double attention_core_bytes(const std::vector<SavedTensor>& t, double b, double s) {
+    double sum = 0;
+    for (const auto& x : t)
+        if (x.attention_core) sum += (x.per_token + x.per_token_key * s) * b * s;
+    return sum;
+}
+
 double layer_input_bytes_per_token(const ModelSpec& m, const ActivationSetup& a) {
     return a.residual * static_cast<double>(m.hidden);
 }

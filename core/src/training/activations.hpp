@@ -75,6 +75,10 @@ std::vector<SavedTensor> layer_saved_tensors(const ModelSpec& m, const Activatio
 // Bytes of one layer for micro-batch b and sequence s.
 double layer_bytes(const std::vector<SavedTensor>& t, double b, double s, bool selective);
 
+// Bytes of one layer's attention core for micro-batch b and sequence s: what selective recomputation drops
+// from the saved set in forward and materialises again while that layer runs backward.
+double attention_core_bytes(const std::vector<SavedTensor>& t, double b, double s);
+
 // Bytes per token of a layer's input (what full checkpointing keeps per layer).
 double layer_input_bytes_per_token(const ModelSpec& m, const ActivationSetup& a);
 

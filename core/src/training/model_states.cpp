@@ -20,6 +20,15 @@ bool decoder_layer_tensor(const ModelSpec& m, const ParamGroup& g) {
     return g.layer_stack == 0 && g.count >= m.layers && g.category != ParamCategory::embeddings && g.category != ParamCategory::lm_head;
 }
 
+// The layers whose gradients backward produces one after another: the decoder stack, and for an
+// encoder-decoder model (T5, mT5) the encoder stack too, which training.cpp runs through the same step
+// timeline. Per-layer gradients are the stacks' gradients over this count, so that summed over the layers
+// they are the stacks' gradients, never more.
+double stack_layers(const ModelSpec& m) {
+    const i64 encoder = m.arch == Arch::encoder_decoder ? m.encoder_layers : 0;
+    return static_cast<double>(std::max<i64>(1, m.layers + encoder));
+}
+
 // Parameters of the last N layers (method "freeze", LLaMA-Factory's freeze_trainable_layers): the
 // per-layer tensors of the decoder stack, averaged over layers (MoE/dense mixes differ by layer).
 double freeze_trainable(const ModelSpec& m, std::int64_t n) {
@@ -54,7 +63,7 @@ double adamw_transient(const Scenario& s, double all, double largest) {
 
 void full_or_freeze(const Scenario& s, const ModelSpec& m, const ParamBreakdown& p, const Recipe& r, Bill& b, TrainedStates& st) {
     const double total = static_cast<double>(p.total);
-    const double L = static_cast<double>(std::max<i64>(1, m.layers));
+    const double L = stack_layers(m);
     const double head_params = static_cast<double>(p.embeddings + p.lm_head) + static_cast<double>(m.hidden);
     st.trainable = s.method == Method::full ? total : freeze_trainable(m, s.trainable_layers);
     // A layer stack freezes with "trainable": false on its layers (layer_stack.cpp counts what remains).
@@ -115,7 +124,7 @@ void qlora_weights(const Scenario& s, const ModelSpec& m, const ParamBreakdown& 
 
 void lora_or_qlora(const Scenario& s, const ModelSpec& m, const ParamBreakdown& p, const Recipe& r, Bill& b, TrainedStates& st) {
     const double total = static_cast<double>(p.total);
-    const double L = static_cast<double>(std::max<i64>(1, m.layers));
+    const double L = stack_layers(m);
     // LoRA / QLoRA: frozen base + adapters. PEFT creates adapters in fp32 (autocast_adapter_dtype=True,
     // the default since PEFT 0.12), and Unsloth casts them to fp32 (unsloth/models/_utils.py @e3162dc5
     // L516-528); torchtune and LitGPT build them in the model dtype.
@@ -193,7 +202,7 @@ namespace {
 
 void adapter_states(const Scenario& s, const ModelSpec& m, const ParamBreakdown& p, const Recipe& r, Bill& b, TrainedStates& st) {
     const double total = static_cast<double>(p.total);
-    const double L = static_cast<double>(std::max<i64>(1, m.layers));
+    const double L = stack_layers(m);
     const bool half_true = s.precision == Precision::bf16 || s.precision == Precision::fp16;
     st.adapter_bytes = half_true ? 2.0 : 4.0;
     if (m.count_only) b.warnings.push_back(std::string(to_string(s.method)) + " needs the model's shapes: give a config.json");

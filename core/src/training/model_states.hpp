@@ -11,7 +11,7 @@ namespace vramcalc::detail {
 struct TrainedStates {
     double trainable = 0;       // trainable parameters
     double grad_total = 0;      // gradient bytes of every trainable parameter
-    double grad_per_layer = 0;  // of one decoder layer (what backward frees layer by layer)
+    double grad_per_layer = 0;  // of one layer of the stacks (decoder, and encoder too for T5): backward adds them layer by layer
     double grad_head = 0;       // of the embeddings and head
     double opt = 0;             // optimizer state bytes
     double opt_temp = 0;        // the optimizer step's transient (foreach AdamW's sqrt(exp_avg_sq))

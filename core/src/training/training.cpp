@@ -198,7 +198,9 @@ void activation_inputs(const Scenario& s, const ModelSpec& m, const ActivationSe
                        std::string& loss_detail) {
     const bool lora = a.lora;
     const double bsz = static_cast<double>(s.micro_batch), seq = static_cast<double>(s.seq_len), T = bsz * seq;
-    in.layer_act = layer_bytes(layer_saved_tensors(m, a), bsz, seq, s.checkpointing == Checkpointing::selective);
+    const std::vector<SavedTensor> saved = layer_saved_tensors(m, a);
+    const bool selective = s.checkpointing == Checkpointing::selective;
+    in.layer_act = layer_bytes(saved, bsz, seq, selective);
     if (a.autocast) in.layer_act += autocast_weight_copies(m, a.compute);
     const bool adapter = s.method == Method::llama_adapter || s.method == Method::adapter_v2;
     const bool quantized_base = s.method == Method::qlora || (adapter && s.quantization != Quantization::none);
@@ -212,8 +214,18 @@ void activation_inputs(const Scenario& s, const ModelSpec& m, const ActivationSe
     const DoraExtras dora = dora_extras(s, m, a, quantized_base);
     in.layer_act += dora.kept_per_layer;
     in.layer_transient = std::max(in.layer_transient, dora.transient);
-    // Encoder-decoder models run the encoder stack too (counted as the same layer kind).
-    if (m.arch == Arch::encoder_decoder) in.layers += m.encoder_layers, in.trained_layers += m.encoder_layers;
+    // Selective recomputation (Korthikanti et al. 2022, Sec. 5; Megatron's checkpointed core attention) runs a
+    // layer's attention core again at the start of that layer's backward: its scores, softmax and dropout
+    // tensors exist again, one layer at a time, beside the layer's backward transients, as full
+    // checkpointing's recomputed layer does (training_step.cpp). Split by tp and cp like the rest of it.
+    if (selective) in.layer_transient += attention_core_bytes(saved, bsz, seq);
+    // Encoder-decoder models run the encoder stack too (counted as the same layer kind). Method freeze trains
+    // the last decoder layers only: the encoder keeps nothing (its input needs no gradient) and has no
+    // gradients (model_states.cpp sizes grad_per_layer over the trained layers).
+    if (m.arch == Arch::encoder_decoder) {
+        in.layers += m.encoder_layers;
+        if (s.method != Method::freeze) in.trained_layers += m.encoder_layers;
+    }
     // The final norm's saved tensors and the lm_head input (when trained).
     const double h = static_cast<double>(m.hidden);
     in.extra_act = (4 * h + (a.train_norms ? a.residual * h : 0)) * T;

@@ -1,0 +1,100 @@
+// What backward materialises layer by layer: the attention core that selective recomputation runs again, and
+// the gradients that appear one layer at a time (an encoder-decoder's two stacks included).
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "test_data.hpp"
+#include "training/activations.hpp"
+#include "vramcalc/estimate.hpp"
+
+using namespace vramcalc;
+using namespace vramcalc::detail;
+
+namespace {
+
+Bill bill(const std::string& text) {
+    auto r = scenario_from_text(text, test::catalog());
+    INFO(r.error_text());
+    REQUIRE(r.ok());
+    return estimate(*r);
+}
+
+// StableLM-Base-Alpha 3B, LoRA on a frozen bf16 base, eager attention, one sequence of 4096 tokens on a V100-16GB.
+std::string stablelm_eager(const char* checkpointing) {
+    return std::string(R"({"model": "stablelm-base-alpha-3b", "gpu": "v100-16gb", "method": "lora", "precision": "bf16",
+        "attention": "eager", "micro_batch": 1, "seq_len": 4096, "checkpointing": ")") + checkpointing + "\"}";
+}
+
+}  // namespace
+
+TEST_CASE("backward: selective recomputation bills one layer's attention core again in backward") {
+    const ModelSpec m = test::preset("stablelm-base-alpha-3b");
+    ActivationSetup a;  // bf16 compute and residual stream, eager attention (the attention core does not depend on LoRA)
+    a.attention = Attention::eager;
+    const double b = 1, s = 4096, L = 16;
+    REQUIRE(m.layers == 16);
+    const double core = attention_core_bytes(layer_saved_tensors(m, a), b, s);
+    // GPT-NeoX eager attention, 32 heads of 128, one fused query_key_value with rotary embeddings and as many KV
+    // heads as query heads: per token the fused output's q and k parts kept alive by the saved v view (2 x 8192 B),
+    // q and k for the scores matmul (2 x 8192 B), v (2 x 4096 B); per token and key the fp32 softmax output and its
+    // bf16 cast for probs @ v (32 x (4 + 2) B). activations.cpp Layer::attention.
+    const double per_token = 2 * 8192 + 2 * 8192 + 2 * 4096, per_key = 32 * (4 + 2);
+    CHECK(core == (per_token + per_key * s) * b * s);
+    CHECK(core == 3388997632.0);  // 3.16 GiB: the scores dominate at 4096 tokens
+
+    const Bill none = bill(stablelm_eager("none"));
+    const Bill selective = bill(stablelm_eager("selective"));
+    const Bill full = bill(stablelm_eager("full"));
+    // While the last layer runs backward every layer's saved tensors are still held. Selective keeps no attention
+    // core but rebuilds that layer's there (Korthikanti et al. 2022, Sec. 5), so at that point of the step it is
+    // below no checkpointing by exactly the other L - 1 layers' cores, never by all L of them. (Before the
+    // recomputed core was billed, selective showed 14.93 GiB on this card: "fits".)
+    auto last_layer_backward = [](const Bill& x) {
+        std::size_t i = 0;
+        while (i < x.timeline.size() && x.timeline[i].phase != "backward") ++i;  // the loss's backward
+        REQUIRE(i + 1 < x.timeline.size());
+        REQUIRE(x.timeline[i + 1].phase == "backward");
+        return static_cast<double>(x.timeline[i + 1].bytes);
+    };
+    CHECK(last_layer_backward(none) - last_layer_backward(selective) == Approx((L - 1) * core).margin(2));
+    REQUIRE(selective.peak_phase == "backward");
+    CHECK(static_cast<double>(selective.component("temporaries")) >= core);
+    // Full checkpointing keeps only each layer's input and recomputes one whole layer (its core included), so it
+    // can never need more than selective, which keeps more of every layer and recomputes only the core.
+    CHECK(full.peak_allocated_bytes <= selective.peak_allocated_bytes);
+    // 16 layers' non-core tensors + one recomputed core + the 3.6B frozen bf16 weights: about 16.2 GiB on a
+    // 15.78 GiB card. It does not fit.
+    CHECK(static_cast<double>(selective.device_bytes) / (1 << 30) == Approx(16.21).margin(0.01));
+    CHECK_FALSE(selective.fits);
+}
+
+TEST_CASE("backward: an encoder-decoder's gradients never exceed its parameters' worth") {
+    // mT0-XXL: 24 encoder + 24 decoder layers. The step walks both stacks in backward; each layer adds its share
+    // of the stacks' gradients, so with grad_accum 1 and zero_grad(set_to_none) they reach all trainable
+    // parameters' gradients at the end of backward (PyTorch autograd accumulates .grad per parameter as the
+    // layer's backward runs), never more. fp32 model under autocast: 4 B per gradient.
+    const char* base = R"({"model": "mt0-xxl", "gpu": "a100-80gb", "precision": "bf16-mixed", "micro_batch": 8,
+        "seq_len": 64)";
+    const char* variants[] = {R"(, "method": "full")", R"(, "method": "full", "adamw_impl": "fused")",
+                              R"(, "method": "full", "optimizer": "sgd")", R"(, "method": "lora")",
+                              R"(, "method": "freeze", "trainable_layers": 2)"};
+    for (const char* v : variants) {
+        const Bill one = bill(std::string(base) + v + R"(, "grad_accum": 1})");
+        const Bill four = bill(std::string(base) + v + R"(, "grad_accum": 4})");
+        INFO(v << ": grad_accum 1 " << one.component("gradients") << " B of gradients, " << one.peak_allocated_bytes
+               << " B allocated; grad_accum 4 " << four.peak_allocated_bytes << " B");
+        // 4 B per trainable parameter: fp32 gradients of the autocast model, PEFT's fp32 adapters.
+        CHECK(static_cast<double>(one.component("gradients")) <= static_cast<double>(one.trainable_parameters) * 4 + 1);
+        // Accumulation keeps the gradients through the next forward: it can only add memory.
+        CHECK(one.peak_allocated_bytes <= four.peak_allocated_bytes);
+        for (std::size_t i = 0; i < one.timeline.size() && i < four.timeline.size(); ++i)
+            CHECK(one.timeline[i].bytes <= four.timeline[i].bytes);
+    }
+    // At the optimizer step every gradient exists: exactly 4 B per parameter (it was 95.2 GB, the decoder's
+    // per-layer share counted over both stacks).
+    const Bill step = bill(std::string(base) + R"(, "method": "full", "grad_accum": 1})");
+    REQUIRE(step.peak_phase == "optimizer");
+    CHECK(step.component("gradients") == 4 * step.trainable_parameters);
+    CHECK(step.trainable_parameters == 12921057280);  // presets/models/mt0-xxl.json
+}
