@@ -1,4 +1,7 @@
-#include "weights.hpp"
+// `vramcalc weights FILE...`: exact weight bytes from checkpoint headers (core checkpoint.hpp): safetensors
+// files, a model.safetensors.index.json (its shards from the same folder), a folder holding either, or GGUF
+// files. Prints bytes per dtype and the scenario's `checkpoint_bytes`.
+#include "cli.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -58,7 +61,8 @@ CheckpointHeaderReader read_headers(const std::vector<std::string>& paths) {
 
 }  // namespace
 
-int cmd_weights(const std::vector<std::string>& paths, bool as_json) {
+int cmd_weights(const std::vector<std::string>& paths, const Options& o) {
+    const bool as_json = o.json;
     try {
         if (paths.empty()) throw std::runtime_error("weights needs FILE... (safetensors, model.safetensors.index.json, GGUF, or a folder)");
         const CheckpointHeaderReader reader = read_headers(paths);

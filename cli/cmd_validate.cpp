@@ -1,0 +1,194 @@
+// `vramcalc validate`: reference data against the estimator, as a summary, JSON, or the Markdown page of
+// docs/validation.md (entries grouped by source and by workload, GPU count and confidence).
+#include "cli.hpp"
+#include "report.hpp"
+#include "vramcalc/validate.hpp"
+
+namespace vramcalc::cli {
+
+namespace vc = vramcalc;
+
+namespace {
+
+// Reference-entry fields for the workload groups of `validate --markdown` (a scenario without a workload
+// key is a training one, as scenario_from_json reads it).
+// A reading right after the model was built ("measured": {"stage": "load"}) is its own group, "load".
+std::string workload_of(const json& e) {
+    if (!e.contains("scenario") || !e["scenario"].is_object()) return "";
+    if (vc::measured_stage(e) == "load") return "load";
+    const json& s = e["scenario"];
+    return s.contains("workload") && s["workload"].is_string() ? s["workload"].get<std::string>() : "train";
+}
+
+// One line that says what a reference entry's scenario runs: "llama-3.1-8b lora, rtx-4090, mb 2 x 2048".
+std::string scenario_summary(const json& e) {
+    if (!e.contains("scenario") || !e["scenario"].is_object()) return "";
+    const json& s = e["scenario"];
+    auto text = [&s](const char* key) -> std::string {
+        if (!s.contains(key)) return "";
+        const json& v = s[key];
+        if (v.is_string()) return v.get<std::string>();
+        if (v.is_number_integer()) return std::to_string(v.get<long long>());
+        if (v.is_object() && v.contains("name") && v["name"].is_string()) return v["name"].get<std::string>();
+        return v.is_object() ? "(inline)" : dump(v, -1);
+    };
+    const bool infer = text("workload") == "infer";
+    std::string o = text("model");
+    if (infer) {
+        o += " infer";
+        if (!text("weights").empty()) o += " " + text("weights");
+    } else {
+        o += " " + (text("method").empty() ? std::string("full") : text("method"));
+    }
+    if (!text("framework").empty()) o += " (" + text("framework") + ")";
+    o += ", " + (text("gpu").empty() ? std::string("h100-80gb") : text("gpu"));
+    if (!text("num_gpus").empty() && text("num_gpus") != "1") o += " x" + text("num_gpus");
+    if (infer) {
+        if (!text("batch").empty()) o += ", batch " + text("batch");
+        if (!text("prompt_len").empty()) o += ", " + text("prompt_len") + "+" + (text("gen_len").empty() ? "0" : text("gen_len"));
+    } else if (workload_of(e) == "load") {
+        o += ", after the model is built";
+    } else {
+        if (!text("micro_batch").empty()) o += ", mb " + text("micro_batch");
+        if (!text("seq_len").empty()) o += " x " + text("seq_len");
+    }
+    return o;
+}
+
+long long gpus_of(const json& e) {
+    const json& s = e["scenario"];
+    return s.contains("num_gpus") && s["num_gpus"].is_number_integer() ? s["num_gpus"].get<long long>() : 1;
+}
+bool trusted(const json& e) {
+    const std::string c = e.contains("confidence") && e["confidence"].is_string() ? e["confidence"].get<std::string>() : "";
+    return c == "high" || c == "medium";
+}
+
+// `validate --markdown [FILE...]`: the docs/validation.md page. Without files it reads the project's
+// reference data from tests/data/ (run from the repository root), so the regeneration command is one line.
+int cmd_validate_markdown(std::vector<std::string> paths) {
+    if (paths.empty()) {
+        paths = {"tests/data/param_counts.json", "tests/data/param_counts_extra.json", "tests/data/formula_cases.json",
+                 "tests/data/measured_runs.json", "tests/data/vllm_logs.json", "tests/data/vllm_startup_logs.json", "tests/data/llamacpp_buffers.json",
+                 "tests/data/throughput_runs.json"};
+        for (const auto& p : paths)
+            if (!file_exists(p))
+                throw BadInput("validate --markdown without files reads " + p +
+                               ": run it from the repository root or name the reference files");
+        // Our own measurements (tools/measure/), once the checkout has some.
+        const std::string local = "tests/data/measured_local.json";
+        if (file_exists(local) && !parse_json_file(local).empty()) paths.push_back(local);
+    }
+    std::vector<vc::cli::ValidationFile> files;
+    for (const auto& path : paths) {
+        const json ref = parse_json_file(path);
+        if (ref.is_object() && ref.contains("records")) {  // vLLM startup logs: a section of their own
+            auto rows = vc::validate_startup_logs(ref, catalog());
+            if (!rows.ok()) {
+                for (const auto& p : rows.errors) std::cerr << "error: " << path << ": " << p.text() << "\n";
+                return kBadInput;
+            }
+            vc::cli::ValidationFile f;
+            f.path = path;
+            f.startup = std::move(*rows.value);
+            files.push_back(std::move(f));
+            continue;
+        }
+        auto rep = vc::validate_reference(ref, catalog());
+        if (!rep.ok()) {
+            for (const auto& p : rep.errors) std::cerr << "error: " << path << ": " << p.text() << "\n";
+            return kBadInput;
+        }
+        const json* list = &ref;  // the same container rule as validate_reference
+        if (ref.is_object())
+            for (const char* k : {"entries", "runs", "cases"})
+                if (ref.contains(k)) list = &ref[k];
+        vc::cli::ValidationFile f;
+        f.path = path;
+        f.report = *rep;
+        std::vector<std::vector<vc::EntryResult>> groups;  // entry results per source (one per entry, in order)
+        std::size_t n = 0;
+        for (const json& e : *list) {  // all objects: validate_reference rejected anything else
+            const std::string src = e.contains("source") && e["source"].is_string() ? e["source"].get<std::string>()
+                                                                                    : "(no source given)";
+            int idx = -1;
+            for (std::size_t i = 0; i < f.sources.size(); ++i)
+                if (f.sources[i].source == src) idx = static_cast<int>(i);
+            if (idx < 0) {
+                idx = static_cast<int>(f.sources.size());
+                f.sources.push_back({src, 0, {}});
+                groups.emplace_back();
+            }
+            ++f.sources[static_cast<std::size_t>(idx)].entries;
+            groups[static_cast<std::size_t>(idx)].push_back(rep->entries[n++]);
+            f.entry_source.push_back(idx);
+            f.entry_scenario.push_back(scenario_summary(e));
+        }
+        for (std::size_t i = 0; i < groups.size(); ++i) f.sources[i].report = vc::summarize(std::move(groups[i]));
+        // The groups the issues' floors are stated for: training runs of confidence high or medium (one GPU,
+        // several, both) and inference runs.
+        struct Group {
+            const char* label;
+            bool (*in)(const json&);
+        };
+        static const Group kGroups[] = {
+            {"training, confidence high or medium, any GPU count",
+             [](const json& e) { return workload_of(e) == "train" && trusted(e); }},
+            {"training, confidence high or medium, one GPU",
+             [](const json& e) { return workload_of(e) == "train" && trusted(e) && gpus_of(e) == 1; }},
+            {"training, confidence high or medium, several GPUs",
+             [](const json& e) { return workload_of(e) == "train" && trusted(e) && gpus_of(e) > 1; }},
+            {"inference, every confidence", [](const json& e) { return workload_of(e) == "infer"; }},
+            {"right after the model is built (weights and adapters), every confidence",
+             [](const json& e) { return workload_of(e) == "load"; }},
+        };
+        for (const auto& g : kGroups) {
+            std::vector<vc::EntryResult> sel;
+            for (std::size_t i = 0; i < list->size(); ++i)
+                if ((*list)[i].contains("measured") && g.in((*list)[i])) sel.push_back(rep->entries[i]);
+            const int entries = static_cast<int>(sel.size());
+            const vc::ValidationReport grp = vc::summarize(std::move(sel));
+            if (grp.count > 0 || grp.oom_total > 0) f.workloads.push_back({g.label, entries, grp});
+        }
+        files.push_back(std::move(f));
+    }
+    std::cout << vc::cli::render_validation_markdown(files);
+    return kOk;
+}
+
+}  // namespace
+
+int cmd_validate(const std::vector<std::string>& args, const Options& o) {
+    const bool as_json = o.json;
+    if (o.markdown) return cmd_validate_markdown(args);
+    if (args.empty()) throw BadInput("validate needs a REFERENCE.json");
+    const json ref = parse_json_file(args[0]);
+    if (ref.is_object() && ref.contains("records")) {  // vLLM startup logs (tests/data/vllm_startup_logs.json)
+        auto rows = vc::validate_startup_logs(ref, catalog());
+        if (!rows.ok()) {
+            print_problems(rows.errors);
+            return kBadInput;
+        }
+        if (as_json) {
+            json out = json::array();
+            for (const auto& r : *rows.value)
+                out.push_back({{"id", r.id}, {"vendor", r.vendor}, {"vllm", r.vllm_version},
+                               {"weights", vc::report_to_json(vc::summarize({r.weights}))["entries"][0]},
+                               {"kv_pool", vc::report_to_json(vc::summarize({r.kv_pool}))["entries"][0]}});
+            std::cout << dump(out) << "\n";
+        } else {
+            std::cout << vc::cli::startup_logs_summary(*rows.value) << "\n\n" << vc::cli::render_startup_logs_markdown(*rows.value);
+        }
+        return kOk;
+    }
+    auto rep = vc::validate_reference(ref, catalog());
+    if (!rep.ok()) {
+        print_problems(rep.errors);
+        return kBadInput;
+    }
+    if (as_json) std::cout << dump(vc::report_to_json(*rep)) << "\n";
+    else std::cout << vc::cli::render_validation(*rep);
+    return kOk;
+}
+
+}  // namespace vramcalc::cli
