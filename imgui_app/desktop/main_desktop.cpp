@@ -22,6 +22,8 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#include "converters.hpp"
+#include "fonts.hpp"
 #include "png_writer.hpp"
 #include "vramcalc/bill_format.hpp"
 #include "vramcalc/presets.hpp"
@@ -66,6 +68,17 @@ public:
     }
 
     const char* name() const override { return "desktop"; }
+    // The importer and the print(model) converter run in-process here (converters.hpp); the page loads them.
+    bool import_config(const std::string& name, const std::string& text) override {
+        const std::string answer = vramcalc::desktop::import_config_answer(text);
+        if (answer.empty()) return false;
+        app->on_imported(name, answer);
+        return true;
+    }
+    bool convert_repr(const std::string& text, const std::string& input_json) override {
+        app->on_repr(vramcalc::desktop::convert_repr_answer(text, input_json));
+        return true;
+    }
     void copy_text(const std::string& text) override { glfwSetClipboardString(window, text.c_str()); }
     std::string save_text(const std::string& file_name, const std::string&, const std::string& text) override {
         fs::path dir = fs::current_path();
@@ -217,6 +230,7 @@ int main(int argc, char** argv) {
     float xs = 1, ys = 1;
     glfwGetWindowContentScale(window, &xs, &ys);
     vramcalc::ui::setup_style(xs);
+    vramcalc::desktop::add_fonts(xs);
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330");
 

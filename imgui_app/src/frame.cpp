@@ -7,12 +7,6 @@
 
 namespace vramcalc::ui {
 
-#if VRAMCALC_UI_FONT_EMBEDDED
-// The UI font, embedded at build time (imgui_app/CMakeLists.txt).
-extern const unsigned char kUiFontData[];
-extern const unsigned int kUiFontSize;
-#endif
-
 namespace {
 
 bool Section(const char* title) { return ImGui::CollapsingHeader(title, ImGuiTreeNodeFlags_DefaultOpen); }
@@ -109,20 +103,7 @@ bool App::busy() const {
 
 void setup_style(float scale) {
     ImGuiIO& io = ImGui::GetIO();
-    io.Fonts->Clear();
-#if VRAMCALC_UI_FONT_EMBEDDED
-    ImFontConfig cfg;
-    cfg.FontDataOwnedByAtlas = false;  // the data is a static array
-    void* data = const_cast<unsigned char*>(kUiFontData);
-    io.Fonts->AddFontFromMemoryTTF(data, static_cast<int>(kUiFontSize), kBodyFontPx * scale, &cfg);
-    io.Fonts->AddFontFromMemoryTTF(data, static_cast<int>(kUiFontSize), kHeadingFontPx * scale, &cfg);
-#elif !defined(__EMSCRIPTEN__)  // built with VRAMCALC_UI_FONT empty (the page brings its own fonts)
-    ImFontConfig def;
-    def.SizePixels = 13.0f * scale;
-    io.Fonts->AddFontDefault(&def);
-    def.SizePixels = 20.0f * scale;
-    io.Fonts->AddFontDefault(&def);
-#endif
+    // The fonts are the platform's (desktop/fonts.cpp, web/browser_fonts.cpp), added after this.
     io.FontGlobalScale = 1.0f;
     io.ConfigInputTextCursorBlink = false;  // a blinking caret would need frames while idle
 

@@ -1,29 +1,20 @@
 // A config people already run with (a `vllm serve` line, a DeepSpeed JSON, a LLaMA-Factory YAML, ...),
-// pasted, dropped or opened, imported into the scenario (docs/imports.md). The desktop app links the
-// importer (VRAMCALC_UI_IMPORTS); the page leaves it out of its wasm for size and asks the platform, which
-// loads it as a separate module (web/import_module.cpp) on the first such paste, drop or open.
+// pasted, dropped or opened, imported into the scenario (docs/imports.md) by the platform: the desktop app
+// runs the importer in-process (desktop/converters_import.cpp); the page leaves it out of its wasm for size
+// and loads it as a separate module (web/import_module.cpp) on the first such paste, drop or open.
 #include "ui.hpp"
 #include "vramcalc/json_text.hpp"
 
-#if VRAMCALC_UI_IMPORTS
-#include "vramcalc/import.hpp"
-#endif
 
 namespace vramcalc::ui {
 
 bool import_into(AppState& st, const std::string& name, const std::string& text) {
-#if VRAMCALC_UI_IMPORTS
-    const nlohmann::json answer = import_answer(import_config(text, *st.catalog));
-    import_answered(st, name, answer);
-    return answer.value("ok", false);
-#else
-    if (st.platform->import_config(name, text)) {
-        set_status(st, "Importing " + name + " (loading the config importer)...");
-        return true;
-    }
+    // The status first: the desktop answers at once (through App::on_imported, which replaces it), the
+    // page once its importer module has loaded.
+    set_status(st, "Importing " + name + " (loading the config importer)...");
+    if (st.platform->import_config(name, text)) return true;
     set_status(st, name + ": this build does not import other tools' configs (the CLI's vramcalc import does); a config.json or a scenario file works", true);
     return false;
-#endif
 }
 
 std::optional<nlohmann::json> read_json_input(AppState& st, const std::string& name, const std::string& text, bool& refused) {

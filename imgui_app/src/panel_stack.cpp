@@ -7,10 +7,6 @@
 #include <algorithm>
 #include <charconv>
 
-#if VRAMCALC_UI_TORCH_REPR
-#include "vramcalc/torch_repr.hpp"
-#endif
-
 #include <misc/cpp/imgui_stdlib.h>  // after imgui.h (it does not include it)
 
 namespace vramcalc::ui {
@@ -48,13 +44,13 @@ void repr_paste(AppState& st) {
     ImGui::InputText("input shape per sample", &st.repr_input);
     if (ImGui::Button("Convert to layers")) {
         const std::vector<i64> shape = shape_of(st.repr_input);
-        if (shape.empty()) set_status(st, "The input shape is a list of positive sizes, e.g. 3, 224, 224.", true);
-#if VRAMCALC_UI_TORCH_REPR
-        else repr_answered(st, repr_answer(layer_stack_from_torch_repr(st.repr_text, shape)));
-#else
-        else if (st.platform->convert_repr(st.repr_text, json(shape).dump())) set_status(st, "Converting (loading the converter)...");
-        else set_status(st, "This build does not convert print(model) (the CLI's vramcalc does)", true);
-#endif
+        if (shape.empty()) {
+            set_status(st, "The input shape is a list of positive sizes, e.g. 3, 224, 224.", true);
+        } else {
+            set_status(st, "Converting (loading the converter)...");  // the desktop's answer replaces it at once
+            if (!st.platform->convert_repr(st.repr_text, json(shape).dump()))
+                set_status(st, "This build does not convert print(model) (the CLI's vramcalc does)", true);
+        }
     }
     for (const auto& n : st.repr_notes) ImGui::TextWrapped("- %s", n.c_str());
 }

@@ -138,9 +138,9 @@ private:
 // in pixels at scale 1.
 inline constexpr float kBodyFontPx = 17.0f, kHeadingFontPx = 24.0f;
 
-// Fonts and colours for a UI scale (the device pixel ratio); the platform rebuilds its font texture
-// afterwards. The fonts are the embedded Karla (or ImGui's own when none was embedded); the page adds
-// the browser's instead (web/browser_fonts.cpp).
+// Colours and spacing for a UI scale (the device pixel ratio). The platform then adds its fonts at
+// kBodyFontPx and kHeadingFontPx times the scale (the desktop's embedded Karla, desktop/fonts.cpp; the
+// browser's, web/browser_fonts.cpp) and rebuilds its font texture.
 void setup_style(float scale);
 
 // What the form shows at a scenario key's JSON pointer ("/micro_batch", "/lora/rank"): {"value": ...,
