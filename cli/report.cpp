@@ -135,7 +135,7 @@ std::string render_params(const std::string& name, const ModelSpec& m, const Par
                   nlohmann::json(st.input).dump().c_str(), nlohmann::json(st.output_shape()).dump().c_str(),
                   format_params_short(st.trainable_parameters).c_str(), format_params_short(st.buffers).c_str());
         o += line("  per sample: %.1f MiB saved for backward in bf16 (%.1f in fp32), %.3f GFLOPs forward\n",
-                  st.saved_bytes_per_sample(2) / 1048576.0, st.saved_bytes_per_sample(4) / 1048576.0, st.flops_per_sample() / 1e9);
+                  st.saved_bytes_per_sample(2) / kMiB, st.saved_bytes_per_sample(4) / kMiB, st.flops_per_sample() / 1e9);
         return o;
     }
     o += line("  layers %lld, hidden %lld, heads %lld (kv %lld, head_dim %lld), vocab %lld, %s embeddings\n",

@@ -18,3 +18,4 @@ if(NOT rc EQUAL 0 OR js STREQUAL "")
 endif()
 file(WRITE "${OUT}.tmp" "${js}")
 file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
+file(REMOVE "${OUT}.tmp")  # not into the page's dist/

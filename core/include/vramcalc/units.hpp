@@ -7,6 +7,7 @@
 namespace vramcalc {
 
 constexpr double kGiB = 1073741824.0;
+constexpr double kMiB = 1048576.0;
 constexpr double kGB = 1.0e9;
 
 std::string format_gib(std::int64_t bytes, int decimals = 2);  // "12.34 GiB"

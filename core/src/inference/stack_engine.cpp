@@ -11,6 +11,7 @@
 #include "inference/placement.hpp"
 #include "runtime/runtime.hpp"
 #include "vramcalc/layer_stack.hpp"
+#include "vramcalc/units.hpp"
 
 namespace vramcalc::detail {
 
@@ -27,7 +28,7 @@ void stack_engine(const Scenario& s, Bill& b) {
              count_short(params) + " params + " + count_short(buffers) + " buffers x " + bytes_per(per_param));
     const double c = compute_bytes(s);
     add_line(b, "activations", st.forward_peak_elements * c * static_cast<double>(s.batch),
-             printf_string("%.1f MiB", st.forward_peak_elements * c / 1048576.0) + " live at once per sample x " +
+             printf_string("%.1f MiB", st.forward_peak_elements * c / kMiB) + " live at once per sample x " +
                  std::to_string(s.batch) + " (no_grad forward)");
     b.peak_phase = "forward";
     close_torch_bill(b);

@@ -11,6 +11,7 @@
 #include "common/checked.hpp"
 #include "common/power_of_two.hpp"
 #include "runtime/runtime.hpp"
+#include "vramcalc/units.hpp"
 
 namespace vramcalc::detail {
 
@@ -173,7 +174,7 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     const double budget = s.gpu_memory_utilization * total;
     const double pool = std::max(0.0, budget - weights - act - context.bytes);
     // CUDA graphs: vLLM issue #7553 measured 2464 MiB per GPU for the captured batch sizes (0 with enforce_eager).
-    const double graphs = s.enforce_eager ? 0.0 : 2464.0 * 1048576.0;
+    const double graphs = s.enforce_eager ? 0.0 : 2464.0 * kMiB;
     const double eb = kv_element_bytes(s);
     const double per_token_layer = kv_layer_token_bytes(s, eb);
     const double block = static_cast<double>(s.block_size);

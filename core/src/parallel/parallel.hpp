@@ -19,6 +19,7 @@
 #include "training/training_step.hpp"
 #include "vramcalc/bill.hpp"
 #include "vramcalc/scenario.hpp"
+#include "vramcalc/units.hpp"
 
 namespace vramcalc::detail {
 
@@ -33,7 +34,7 @@ inline constexpr double kDsMaxLiveParameters = 1e9;    // stage3_max_live_parame
 // estimate_zero3_model_states_mem_needs).
 inline constexpr double kDsCpuBufferFactor = 1.5;
 // torch.nn.parallel.DistributedDataParallel(bucket_cap_mb=25): gradients are all-reduced in 25 MiB buckets.
-inline constexpr double kDdpBucketBytes = 25.0 * 1048576.0;
+inline constexpr double kDdpBucketBytes = 25.0 * kMiB;
 
 // The data-parallel degree and the shares of one replica that the most loaded rank keeps.
 struct Layout {

@@ -14,7 +14,7 @@ namespace vramcalc::detail {
 //    287,047,680 B for the context with lazy loading (636 MiB eager).
 CudaContext cuda_context(const GpuSpec& g) {
     if (g.arch == "volta" || g.arch == "turing" || g.arch == "pascal")
-        return {1343.0 * 1048576.0, "CUDA context, eager kernel loading: 1343 MiB (HF training-anatomy, V100)"};
+        return {1343.0 * kMiB, "CUDA context, eager kernel loading: 1343 MiB (HF training-anatomy, V100)"};
     return {287047680.0, "CUDA context with lazy kernel loading: 274 MiB (pytorch PR #86509)"};
 }
 

@@ -9,7 +9,6 @@
 #include "training/training.hpp"
 #include "vramcalc/units.hpp"
 #include "parallel/parallel.hpp"
-#include "vramcalc/validate.hpp"
 
 namespace vramcalc::detail {
 

@@ -7,6 +7,7 @@
 
 #include "common/format.hpp"
 #include "vramcalc/layer_stack.hpp"
+#include "vramcalc/units.hpp"
 
 namespace vramcalc::detail {
 
@@ -66,7 +67,7 @@ std::string stack_activation_inputs(const Scenario& s, const ModelSpec& m, const
         warnings.push_back("LoRA on a layer stack: activations are those of the stack as written (its \"trainable\" flags); "
                            "a frozen base keeps less (frozen convs and linears keep no input), so this is an upper bound");
     if (s.compile) warnings.push_back("compile is not modelled for a layer stack: eager autograd's saved tensors are counted");
-    return printf_string("%.1f MiB", per_sample / 1048576.0) + " saved per sample x " + std::to_string(s.micro_batch) + " (" + whole(a.compute) +
+    return printf_string("%.1f MiB", per_sample / kMiB) + " saved per sample x " + std::to_string(s.micro_batch) + " (" + whole(a.compute) +
            " B activations, " + std::to_string(st.layers.size()) + " layers)";
 }
 

@@ -83,7 +83,7 @@ std::optional<EntryResult> run_parallel_formula(const json& e, const std::string
             }
         } else if (ex.contains("case1_no_offload_MB")) {
             // The docs' manual example prints MB as bytes >> 20.
-            auto mb = [](double bytes) { return std::floor(bytes / 1048576.0); };
+            auto mb = [](double bytes) { return std::floor(bytes / kMiB); };
             const auto none = deepspeed_zero3_estimate(P, LL, total_gpus, 1, false, false, true);
             const auto both = deepspeed_zero3_estimate(P, LL, total_gpus, 1, true, true, true);
             const auto opt = deepspeed_zero3_estimate(P, LL, total_gpus, 1, true, false, true);
