@@ -63,8 +63,10 @@ std::string render_bill(const Bill& b) {
     if (b.cpu_bytes > 0) o += line("host memory (offload):                       %s\n", format_gib(b.cpu_bytes).c_str());
     const char* state = verdict_of(b) == Verdict::fits ? "FITS" : verdict_of(b) == Verdict::fits_above_target ? "FITS (above target)" : "DOES NOT FIT";
     o += line("\n%s on %s: %s.\n", state, b.gpu.name.c_str(), verdict_sentence(b).c_str());
-    if (b.max_micro_batch) o += line("Largest micro-batch within the target utilisation: %lld\n", static_cast<long long>(*b.max_micro_batch));
-    if (b.max_batch) o += line("Largest batch within the target utilisation: %lld\n", static_cast<long long>(*b.max_batch));
+    if (b.max_micro_batch) o += "Largest micro-batch within the target utilisation: " + max_micro_batch_text(b) + "\n";
+    if (b.max_batch && b.serving_budget)  // vLLM: its pool's sequences, capped by its scheduler (max_num_seqs)
+        o += line("Largest batch vLLM runs at once (its KV pool, at most max_num_seqs): %lld\n", static_cast<long long>(*b.max_batch));
+    else if (b.max_batch) o += line("Largest batch within the target utilisation: %lld\n", static_cast<long long>(*b.max_batch));
     if (b.max_seq_len) o += line("Longest seq_len at this micro-batch within the target utilisation: %lld\n", static_cast<long long>(*b.max_seq_len));
     if (b.max_concurrent_sequences && (!b.max_batch || *b.max_concurrent_sequences != *b.max_batch))
         o += line("Most concurrent sequences (prompt + generated tokens each): %lld\n", static_cast<long long>(*b.max_concurrent_sequences));
@@ -100,14 +102,16 @@ std::string render_advice(const AdvicePlan& plan, const Bill& before) {
     std::size_t shown = 0;
     for (const auto& a : plan.ranked) {
         if (++shown > 5) break;
-        const char* mark = a.within_target ? "fits" : a.fits ? "fits above target" : "no";
+        // vLLM fills its budget: "above target" there means its pool holds fewer sequences than the batch.
+        const char* mark = a.within_target ? "fits" : !a.fits ? "no" : before.serving_budget ? "runs, queues" : "fits above target";
         std::string batch = before.max_batch || before.max_concurrent_sequences ? "batch" : "micro-batch";
         std::string price;
         if (a.speed_ratio > 0 && std::fabs(a.speed_ratio - 1) < 0.005) price = ", same speed";
         else if (a.speed_ratio > 0)
             price = a.speed_ratio >= 1 ? line(", %.0f %% faster", (a.speed_ratio - 1) * 100) : line(", %.0f %% slower", (1 - a.speed_ratio) * 100);
-        o += line("  %-18s %s -> %s, largest %s %lld%s\n", mark, a.title.c_str(), format_gib(a.device_bytes).c_str(),
-                  batch.c_str(), static_cast<long long>(a.max_batch), price.c_str());
+        const std::string most = a.max_batch > 0 ? "largest " + batch + " " + std::to_string(a.max_batch)
+                                 : a.fits ? "above the target even at " + batch + " 1" : "does not fit at " + batch + " 1";
+        o += line("  %-18s %s -> %s, %s%s\n", mark, a.title.c_str(), format_gib(a.device_bytes).c_str(), most.c_str(), price.c_str());
     }
     if (!plan.note.empty()) o += "  " + plan.note + "\n";
     return o;

@@ -11,6 +11,14 @@ function(expect_run code needle)
   endif()
 endfunction()
 
+function(expect_absent needle)
+  execute_process(COMMAND ${CLI} ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  string(FIND "${out}${err}" "${needle}" pos)
+  if(NOT pos EQUAL -1)
+    message(FATAL_ERROR "vramcalc ${ARGN}: output has '${needle}'\nstdout: ${out}\nstderr: ${err}")
+  endif()
+endfunction()
+
 set(tmp "${CMAKE_CURRENT_BINARY_DIR}/cli_test_tmp")
 file(MAKE_DIRECTORY "${tmp}")
 
@@ -29,6 +37,21 @@ file(WRITE "${tmp}/scenario.json" [=[{"model": "llama-3.1-8b", "method": "lora",
 expect_run(0 "\"components\"" estimate ${tmp}/scenario.json --json)
 file(WRITE "${tmp}/scenario_path.json" "{\"model\": \"${tmp}/config.json\", \"workload\": \"infer\"}")
 expect_run(0 "kv_cache" estimate ${tmp}/scenario_path.json)
+# Issue 41: vLLM's defaults fill 90 % of the GPU by design, and that is a fit, with no advice to add GPUs;
+# the largest micro-batch names its checkpointing and the figure with full checkpointing; no "largest ... 0".
+file(WRITE "${tmp}/vllm_h100.json" [=[{"model": "llama-3.1-8b", "workload": "infer", "framework": "vllm", "gpu": "h100-80gb"}]=])
+expect_run(0 "FITS on NVIDIA H100 80GB HBM3 (SXM): fits: the weights and overheads leave vLLM's 90 % budget" estimate ${tmp}/vllm_h100.json)
+expect_absent("more GPUs" estimate ${tmp}/vllm_h100.json)
+expect_run(0 "\"verdict\": \"fits\"" estimate ${tmp}/vllm_h100.json --json)
+file(WRITE "${tmp}/vllm_70b.json" [=[{"model": "llama-3.1-70b", "workload": "infer", "framework": "vllm", "gpu": "h100-80gb"}]=])
+expect_run(0 "DOES NOT FIT on NVIDIA H100" estimate ${tmp}/vllm_70b.json)
+file(WRITE "${tmp}/lora_none.json" [=[{"model": "llama-3.1-8b", "method": "lora", "gpu": "h100-80gb", "checkpointing": "none"}]=])
+expect_run(0 "(seq_len 2048, no checkpointing; " estimate ${tmp}/lora_none.json)
+expect_run(0 " with full checkpointing)" estimate ${tmp}/lora_none.json)
+expect_run(0 "\"max_micro_batch_full_checkpointing\"" estimate ${tmp}/lora_none.json --json)
+file(WRITE "${tmp}/full_h100.json" [=[{"model": "llama-3.1-8b", "gpu": "h100-80gb"}]=])
+expect_run(0 "does not fit at micro-batch 1" estimate ${tmp}/full_h100.json)
+expect_absent("largest micro-batch 0" estimate ${tmp}/full_h100.json)
 # A layer stack (issue 21): ResNet-50 at micro-batch 64 with its largest micro-batch; a bad stack names the layer.
 expect_run(0 "Largest micro-batch within the target utilisation" estimate --model resnet50 --micro-batch 64)
 file(WRITE "${tmp}/stack.json" [=[{"model": {"input": [3, 8, 8], "layers": [{"type": "conv2d", "out_channels": 4, "kernel_size": 3},

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_data.hpp"
+#include "vramcalc/bill_format.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario_json.hpp"
 
@@ -201,4 +202,38 @@ TEST_CASE("estimate: paged optimizer states that do not fit beside the rest page
         }
     }
     CHECK(saw_big);
+}
+
+// Issue 41: the largest micro-batch names what it rests on (checkpointing, seq_len) and the figure with full
+// checkpointing beside it, in the bill, its JSON and its text.
+TEST_CASE("estimate: the largest micro-batch says its checkpointing and the full-checkpointing figure") {
+    const Bill none = bill(R"({"model": "llama-3.1-8b", "method": "lora", "gpu": "h100-80gb", "checkpointing": "none"})");
+    const Bill full = bill(R"({"model": "llama-3.1-8b", "method": "lora", "gpu": "h100-80gb", "checkpointing": "full"})");
+    REQUIRE(none.max_micro_batch);
+    REQUIRE(full.max_micro_batch);
+    CHECK(none.max_micro_batch_checkpointing == "none");
+    CHECK(none.max_micro_batch_seq_len == 2048);
+    REQUIRE(none.max_micro_batch_full_checkpointing);
+    CHECK(*none.max_micro_batch_full_checkpointing == *full.max_micro_batch);  // the same solve as the scenario with it
+    CHECK(*none.max_micro_batch_full_checkpointing > *none.max_micro_batch);
+    CHECK_FALSE(full.max_micro_batch_full_checkpointing);  // already the saver: no second figure
+    CHECK(max_micro_batch_text(none) == std::to_string(*none.max_micro_batch) + " (seq_len 2048, no checkpointing; " +
+                                           std::to_string(*full.max_micro_batch) + " with full checkpointing)");
+    CHECK(max_micro_batch_text(full) == std::to_string(*full.max_micro_batch) + " (seq_len 2048, full checkpointing)");
+    const nlohmann::json j = bill_to_json(none);
+    CHECK(j["max_micro_batch"] == *none.max_micro_batch);  // the spec's field is unchanged
+    CHECK(j["max_micro_batch_assumes"]["checkpointing"] == "none");
+    CHECK(j["max_micro_batch_assumes"]["seq_len"] == 2048);
+    CHECK(j["max_micro_batch_full_checkpointing"] == *full.max_micro_batch);
+    CHECK_FALSE(bill_to_json(full).contains("max_micro_batch_full_checkpointing"));
+    CHECK(bill_to_markdown(none).find("Largest micro-batch that fits: " + max_micro_batch_text(none)) != std::string::npos);
+}
+
+TEST_CASE("estimate: a largest micro-batch of 0 reads 'none, not even 1', never a bare 0") {
+    const Bill b = bill(R"({"model": "llama-3.1-8b", "gpu": "h100-80gb"})");  // full fine-tuning, 16 B/param: over 80 GB
+    REQUIRE(b.max_micro_batch);
+    CHECK(*b.max_micro_batch == 0);
+    const std::string text = max_micro_batch_text(b);
+    CHECK(text.rfind("none, not even 1 (", 0) == 0);
+    CHECK(text.find("not even 1 with full checkpointing") != std::string::npos);
 }

@@ -9,6 +9,7 @@
 
 #include "grid.hpp"
 #include "ui.hpp"
+#include "vramcalc/bill_format.hpp"
 #include "vramcalc/units.hpp"
 
 namespace vramcalc::ui {
@@ -36,7 +37,7 @@ void catalog_cell(AppState& st, const CatalogFit& f, int field, const Grid& grid
         }
         case 1: ImGui::Text("%.1f", static_cast<double>(f.gpu.memory_bytes) / kGiB); break;
         case 2: {
-            const Fit fit = fit_of(f.device_bytes, f.gpu.memory_bytes, sc.target_utilization);
+            const Fit fit = fit_of_verdict(f.verdict);  // the GPU's own bill's verdict, as the verdict line's
             ImGui::TextColored(fit_color(fit), "%s", fit_word(fit));
             break;
         }
@@ -48,6 +49,35 @@ void catalog_cell(AppState& st, const CatalogFit& f, int field, const Grid& grid
     }
 }
 
+// The answers on the chosen GPU above the table: the largest batch and the longest sequence or context.
+void fit_headline(const AppState& st) {
+    const Bill& b = st.results.bill;
+    const Scenario& sc = st.results.scenario;
+    const bool train = sc.workload == Workload::train;
+    const double util = sc.target_utilization;
+    ImGui::PushTextWrapPos(0);
+    if (sc.model.stack) {  // a layer stack: no sequence to solve for
+        ImGui::Text("Largest %s on the %s at %.0f %%: %s", train ? "micro-batch" : "batch", b.gpu.name.c_str(), util * 100,
+                    train ? max_micro_batch_text(b).c_str() : std::to_string(b.max_batch.value_or(0)).c_str());
+        ImGui::TextDisabled("No longest sequence: a layer stack has a fixed input shape.");
+    } else if (train) {
+        ImGui::Text("Largest micro-batch on the %s at %.0f %%: %s", b.gpu.name.c_str(), util * 100, max_micro_batch_text(b).c_str());
+        ImGui::Text("Longest sequence at micro-batch %lld: %lld tokens", static_cast<long long>(sc.micro_batch),
+                    static_cast<long long>(b.max_seq_len.value_or(0)));
+    } else {
+        if (b.serving_budget)  // vLLM fills its own budget: its pool's sequences, capped at max_num_seqs
+            ImGui::Text("Most concurrent sequences vLLM runs on the %s: %lld (its KV pool at gpu_memory_utilization %.0f %%, "
+                        "at most max_num_seqs)", b.gpu.name.c_str(), static_cast<long long>(b.max_concurrent_sequences.value_or(0)),
+                        b.serving_budget->fraction * 100);
+        else
+            ImGui::Text("Most concurrent sequences on the %s at %.0f %%: %lld", b.gpu.name.c_str(), util * 100,
+                        static_cast<long long>(b.max_concurrent_sequences.value_or(b.max_batch.value_or(0))));
+        ImGui::Text("Longest context at batch %lld: %lld tokens", static_cast<long long>(sc.batch),
+                    static_cast<long long>(b.max_context.value_or(0)));
+    }
+    ImGui::PopTextWrapPos();
+}
+
 }  // namespace
 
 void GuiFit(AppState& st) {
@@ -55,24 +85,7 @@ void GuiFit(AppState& st) {
     const Bill& b = st.results.bill;
     const bool train = st.results.scenario.workload == Workload::train;
     const double util = st.results.scenario.target_utilization;
-    const bool fixed_input = st.results.scenario.model.stack != nullptr;  // a layer stack: no sequence to solve for
-    ImGui::PushTextWrapPos(0);
-    if (fixed_input) {
-        ImGui::Text("Largest %s on the %s at %.0f %%: %lld", train ? "micro-batch" : "batch", b.gpu.name.c_str(), util * 100,
-                    static_cast<long long>(train ? b.max_micro_batch.value_or(0) : b.max_batch.value_or(0)));
-        ImGui::TextDisabled("No longest sequence: a layer stack has a fixed input shape.");
-    } else if (train) {
-        ImGui::Text("Largest micro-batch on the %s at %.0f %%: %lld", b.gpu.name.c_str(), util * 100,
-                    static_cast<long long>(b.max_micro_batch.value_or(0)));
-        ImGui::Text("Longest sequence at micro-batch %lld: %lld tokens", static_cast<long long>(st.results.scenario.micro_batch),
-                    static_cast<long long>(b.max_seq_len.value_or(0)));
-    } else {
-        ImGui::Text("Most concurrent sequences on the %s at %.0f %%: %lld", b.gpu.name.c_str(), util * 100,
-                    static_cast<long long>(b.max_concurrent_sequences.value_or(b.max_batch.value_or(0))));
-        ImGui::Text("Longest context at batch %lld: %lld tokens", static_cast<long long>(st.results.scenario.batch),
-                    static_cast<long long>(b.max_context.value_or(0)));
-    }
-    ImGui::PopTextWrapPos();
+    fit_headline(st);
     const auto& rows = st.results.catalog;
     const float fs = ImGui::GetFontSize();
     // The catalog's fields; narrow: the GPU's name, whether it fits and the largest batch.
@@ -104,7 +117,7 @@ void GuiFit(AppState& st) {
     auto key = [&](const CatalogFit& f) -> double {
         switch (st.catalog_sort_column) {
             case 1: return static_cast<double>(f.gpu.memory_bytes);
-            case 2: return f.fits ? 1 : 0;
+            case 2: return f.verdict == Verdict::fits ? 2 : f.verdict == Verdict::fits_above_target ? 1 : 0;
             case 3: return static_cast<double>(f.device_bytes);
             case 5: return static_cast<double>(train ? f.max_seq_len : f.max_context);
             default: return static_cast<double>(f.max_batch);
@@ -134,8 +147,13 @@ void GuiFit(AppState& st) {
     }
     ImGui::EndChild();
     ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("Click a GPU to choose it. Fits: yes within the %.0f %% target, tight above it. Needs GiB: at this "
-                        "scenario's batch; max: within the target utilisation.", util * 100);
+    if (b.serving_budget)
+        ImGui::TextDisabled("Click a GPU to choose it. Fits: yes when vLLM's KV pool holds the batch, tight when it holds fewer "
+                            "(the rest wait), no when vLLM cannot start. Needs GiB: its budget (gpu_memory_utilization) and "
+                            "what lies outside it; max: the sequences its pool holds.");
+    else
+        ImGui::TextDisabled("Click a GPU to choose it. Fits: yes within the %.0f %% target, tight above it. Needs GiB: at this "
+                            "scenario's batch; max: within the target utilisation.", util * 100);
     ImGui::PopTextWrapPos();
 }
 

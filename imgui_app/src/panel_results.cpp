@@ -30,8 +30,8 @@ void problems_box(const AppState& st) {
 
 }  // namespace
 
-Fit fit_of(std::int64_t device_bytes, std::int64_t capacity_bytes, double target) {
-    switch (verdict_for(device_bytes, capacity_bytes, target)) {  // the core's rule (bill_format.hpp)
+Fit fit_of_verdict(Verdict v) {
+    switch (v) {  // the core's rule (bill_format.hpp)
         case Verdict::fits: return Fit::within_target;
         case Verdict::fits_above_target: return Fit::above_target;
         case Verdict::does_not_fit: break;
@@ -39,11 +39,18 @@ Fit fit_of(std::int64_t device_bytes, std::int64_t capacity_bytes, double target
     return Fit::no;
 }
 
+
 namespace {
 
-Fit fit_of_bill(const Bill& b) {
-    const Verdict v = verdict_of(b);
-    return v == Verdict::fits ? Fit::within_target : v == Verdict::fits_above_target ? Fit::above_target : Fit::no;
+Fit fit_of_bill(const Bill& b) { return fit_of_verdict(verdict_of(b)); }
+
+// An advice row's state as the core judged its bill (vLLM: its pool against the batch, not the target).
+Fit fit_of_advice(const Advice& a) { return a.within_target ? Fit::within_target : a.fits ? Fit::above_target : Fit::no; }
+
+// "largest batch 8", or what batch 1 does when none is within the target (never "largest batch 0").
+std::string largest_text(const Advice& a, const char* batch) {
+    if (a.max_batch > 0) return std::string("largest ") + batch + " " + std::to_string(a.max_batch);
+    return std::string(a.fits ? "above the target even at " : "does not fit at ") + batch + " 1";
 }
 
 // "31 % slower", "same speed", "" (no estimate): an advice row's time price.
@@ -91,11 +98,12 @@ void quick_fixes(AppState& st) {
         if (ImGui::SmallButton("Apply")) chosen = a.patch;
         ImGui::PopID();
         ImGui::SameLine();
-        const Fit fit = fit_of(a.device_bytes, st.results.bill.gpu.memory_bytes, st.results.scenario.target_utilization);
+        const Fit fit = fit_of_advice(a);
         ImGui::PushTextWrapPos(0);
         const std::string price = price_text(a.speed_ratio);
-        ImGui::TextColored(fit_color(fit), "%s: %s, largest batch %lld%s%s", a.title.c_str(), gib(a.device_bytes, 1).c_str(),
-                           static_cast<long long>(a.max_batch), price.empty() ? "" : ", ", price.c_str());
+        const char* batch = st.results.scenario.workload == Workload::train ? "micro-batch" : "batch";
+        ImGui::TextColored(fit_color(fit), "%s: %s, %s%s%s", a.title.c_str(), gib(a.device_bytes, 1).c_str(), largest_text(a, batch).c_str(),
+                           price.empty() ? "" : ", ", price.c_str());
         ImGui::PopTextWrapPos();
     }
     if (shown == 0 && !plan.note.empty()) {
@@ -311,10 +319,12 @@ void GuiAdvisor(AppState& st) {
             grid.next_cell();
             ImGui::Text("%s", gib(a.saving_bytes, 1).c_str());
             grid.next_cell();
-            const Fit fit = fit_of(a.device_bytes, st.results.bill.gpu.memory_bytes, st.results.scenario.target_utilization);
+            const Fit fit = fit_of_advice(a);
             ImGui::TextColored(fit_color(fit), "%s %s", gib(a.device_bytes, 1).c_str(), fit == Fit::within_target ? "fits" : fit == Fit::above_target ? "tight" : "no");
             grid.next_cell();
-            ImGui::Text("%lld", static_cast<long long>(a.max_batch));
+            if (a.max_batch > 0) ImGui::Text("%lld", static_cast<long long>(a.max_batch));
+            else ImGui::TextDisabled("none");  // not even 1 within the target
+            if (a.max_batch == 0 && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", largest_text(a, "batch").c_str());
             grid.next_cell();
             ImGui::PushID(static_cast<int>(i));
             if (ImGui::SmallButton("Apply")) chosen = a.patch;

@@ -37,9 +37,9 @@ void keyboard_tab(AppState& st);
 void name_last_item(AppState& st, const char* name);
 
 // The three answers a memory figure can have, and their text colours (contrast >= 4.5:1 on white and on
-// the table's selected rows). `target` is the scenario's target_utilization.
+// the table's selected rows): the core's three verdicts (bill_format.hpp verdict_of).
 enum class Fit { within_target, above_target, no };
-Fit fit_of(std::int64_t device_bytes, std::int64_t capacity_bytes, double target);
+Fit fit_of_verdict(Verdict v);
 ImVec4 fit_color(Fit f);
 const char* fit_word(Fit f);  // "yes", "tight", "no"
 

@@ -68,6 +68,20 @@ struct Speed {
     std::string basis;                // the assumptions, in words, with their sources
 };
 
+// An engine that pre-allocates its KV cache to a memory budget (vLLM's gpu_memory_utilization): it fills
+// the budget by design, so its verdict asks whether the weights and overheads leave the pool room for the
+// sequences, and whether what lies outside the budget (CUDA graphs, the CUDA context) still fits the GPU,
+// not whether the device figure is within the target utilisation (bill_format.cpp verdict_of).
+struct ServingBudget {
+    double fraction = 0;                  // gpu_memory_utilization
+    std::int64_t budget_bytes = 0;        // fraction x the torch-visible total
+    std::int64_t outside_bytes = 0;       // CUDA graphs captured after the pool
+    std::int64_t sequence_tokens = 0;     // prompt_len + gen_len: what kv_pool_sequences counts
+    std::int64_t requested_sequences = 0; // the scenario's batch
+    std::int64_t max_model_len = 0;       // 0: not set
+    bool starts = false;                  // the pool holds one sequence (of max_model_len where set)
+};
+
 struct Bill {
     std::string model_name;
     std::int64_t parameters = 0;
@@ -82,8 +96,13 @@ struct Bill {
 
     GpuSpec gpu;
     double target_utilization = 0.9;        // the share of GPU memory a plan may use (the scenario's)
-    bool fits = false;                      // device_bytes <= gpu.memory_bytes
+    bool fits = false;                      // device_bytes <= gpu.memory_bytes (and, for vLLM, the engine starts)
     std::optional<std::int64_t> max_micro_batch;  // training: largest micro_batch within target utilisation
+    // What that figure assumes (the scenario's checkpointing and seq_len), and the same solve with full
+    // checkpointing, the largest activation saver, when the scenario does not already recompute its layers.
+    std::string max_micro_batch_checkpointing;
+    std::int64_t max_micro_batch_seq_len = 0;
+    std::optional<std::int64_t> max_micro_batch_full_checkpointing;
     std::optional<std::int64_t> max_batch;        // inference: largest batch within target utilisation
     std::optional<std::int64_t> max_seq_len;      // training: longest seq_len at this micro_batch
     std::string peak_phase;                       // where in the step the peak falls
@@ -96,6 +115,7 @@ struct Bill {
     std::optional<std::int64_t> kv_pool_sequences;
     std::optional<std::int64_t> max_concurrent_sequences;
     std::optional<std::int64_t> max_context;
+    std::optional<ServingBudget> serving_budget;  // vLLM: the budget its KV pool fills
     // The common rule of thumb beside the detailed figure (inference: params x bytes x 1.2; training:
     // 16 B/param for Adam, LoRA/QLoRA variants), with the formula and its source in words.
     std::int64_t rule_of_thumb_bytes = 0;

@@ -20,9 +20,16 @@ enum class Verdict { fits, fits_above_target, does_not_fit };
 Verdict verdict_of(const Bill& b);
 // The same rule for any device figure (catalog rows, advice rows): capacity first, then the target.
 Verdict verdict_for(std::int64_t device_bytes, std::int64_t capacity_bytes, double target_utilization);
+// The JSON name of a verdict: "fits", "fits_above_target", "does_not_fit".
+const char* verdict_name(Verdict v);
 // "fits within the 90 % target, 18.40 GiB free", "fits, but above the 90 % target: only 3.10 GiB free",
 // "does not fit: 12.30 GiB over". One phrasing for the CLI, the UI and the exports.
 std::string verdict_sentence(const Bill& b);
+
+// The largest micro-batch with what it rests on and the full-checkpointing figure beside it:
+// "1 (seq_len 2048, no checkpointing; 8 with full checkpointing)"; "none, not even 1 (...)" for 0.
+// Empty when the bill has no max_micro_batch.
+std::string max_micro_batch_text(const Bill& b);
 
 // Text made safe for one Markdown table cell: '|' escaped, line breaks as spaces.
 std::string markdown_cell(const std::string& text);

@@ -19,7 +19,7 @@ nlohmann::json presets_to_json(const Catalog& catalog);
 // A model's exact parameter breakdown and dimensions, with the config reader's warnings.
 nlohmann::json model_to_json(const ModelSpec& m, const std::vector<std::string>& warnings);
 
-// One row per GPU of solve_catalog(): {gpu, name, memory_bytes, fits, device_bytes, max_batch, max_seq_len,
+// One row per GPU of solve_catalog(): {gpu, name, memory_bytes, fits, verdict, device_bytes, max_batch, max_seq_len,
 // max_concurrent_sequences, max_context}.
 nlohmann::json catalog_fits_to_json(const std::vector<CatalogFit>& fits);
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "vramcalc/bill.hpp"
+#include "vramcalc/bill_format.hpp"
 #include "vramcalc/scenario.hpp"
 
 namespace vramcalc {
@@ -28,6 +29,7 @@ std::int64_t solve_max_seq_len(const Scenario& s, std::int64_t cap = std::int64_
 struct CatalogFit {
     GpuSpec gpu;
     bool fits = false;
+    Verdict verdict = Verdict::does_not_fit;    // the three states of the GPU's own bill (verdict_of)
     std::int64_t device_bytes = 0;
     std::int64_t max_batch = 0;    // micro_batch (training) or batch (inference); capped at 65536
     std::int64_t max_seq_len = 0;  // training only; capped at 2^24

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "time/speed.hpp"
+#include "vramcalc/bill_format.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario_json.hpp"
 
@@ -67,6 +68,20 @@ void training_candidates(const Scenario& sc, std::vector<Candidate>& out) {
                        {{"method", "qlora"}, {"quantization", "nf4"}, {"lora", {{"rank", 16}, {"targets", "all-linear"}}}}});
 }
 
+// vLLM fills its budget (gpu_memory_utilization): what lies outside it (CUDA graphs, the context) must fit
+// beside it, and its pool decides how many sequences run at once.
+void vllm_candidates(const Scenario& sc, const Bill& b, std::vector<Candidate>& out) {
+    if (!b.serving_budget) return;
+    if (sc.gpu_memory_utilization > 0.9 && b.device_bytes > b.gpu.memory_bytes)
+        out.push_back({"gpu_memory_utilization 0.9", "vLLM's default budget: leaves room beside it for the CUDA graphs and context.",
+                       {{"gpu_memory_utilization", 0.9}}});
+    if (!sc.enforce_eager && b.device_bytes > b.gpu.memory_bytes)
+        out.push_back({"enforce_eager (no CUDA graphs)", "No CUDA graphs outside the budget; decoding is slower.", {{"enforce_eager", true}}});
+    const std::int64_t seqs = b.kv_pool_sequences.value_or(0);
+    if (seqs >= 1 && seqs < b.serving_budget->requested_sequences && seqs != sc.batch / 2)
+        out.push_back({"Batch " + std::to_string(seqs), "As many sequences at once as vLLM's KV pool holds.", {{"batch", seqs}}});
+}
+
 void inference_candidates(const Scenario& sc, std::vector<Candidate>& out) {
     auto weights = [&](const char* w, const char* title, const char* why) {
         if (sc.weights != w) out.push_back({title, why, {{"weights", w}}});
@@ -98,15 +113,29 @@ void smaller_model(const json& s, const Catalog& cat, std::vector<Candidate>& ou
 struct Tried {
     std::size_t index = 0;         // into the candidate list (its order is the preference order)
     std::int64_t device_bytes = 0;
+    std::int64_t sequences = 0;    // vLLM: the sequences its KV pool holds (its device bytes are its budget)
     bool ok = false;
+    bool within = false;           // the bill's verdict is "fits" (bill_format.cpp verdict_of)
 };
+
+Tried tried_of(const Bill& b, std::size_t index) {
+    return {index, b.device_bytes, b.kv_pool_sequences.value_or(0), true, verdict_of(b) == Verdict::fits};
+}
 
 Tried try_patch(const json& scenario, const json& patch, const Catalog& catalog, std::size_t index) {
     json changed = scenario;
     changed.merge_patch(patch);
     auto sc = scenario_from_json(changed, catalog);
-    if (!sc.ok()) return {index, 0, false};
-    return {index, estimate_peak(*sc).device_bytes, true};
+    if (!sc.ok()) return {index, 0, 0, false, false};
+    return tried_of(estimate_peak(*sc), index);
+}
+
+// A change helps when it frees device memory, when it gives a pool that fills its budget (vLLM) more
+// sequences, or when it makes the scenario fit (a smaller batch for that pool).
+bool helps(const Tried& t, const Tried& base) {
+    if (!t.ok) return false;
+    if (t.within && !base.within) return true;
+    return t.device_bytes < base.device_bytes || (t.sequences > base.sequences && t.device_bytes <= base.device_bytes);
 }
 
 // Two changes conflict when they set the same top-level key (bf16-mixed and pure bf16; LoRA and QLoRA).
@@ -117,7 +146,7 @@ bool conflicts(const json& a, const json& b) {
 }
 
 Advice finish(const json& scenario, const Catalog& catalog, const std::vector<Candidate>& cands,
-              const std::vector<std::size_t>& parts, std::int64_t before, double budget, double speed_before) {
+              const std::vector<std::size_t>& parts, std::int64_t before, double speed_before) {
     Advice a;
     json patch = json::object();
     for (std::size_t i : parts) {
@@ -135,10 +164,21 @@ Advice finish(const json& scenario, const Catalog& catalog, const std::vector<Ca
     a.device_bytes = after.device_bytes;
     a.saving_bytes = before - after.device_bytes;
     a.fits = after.fits;
-    a.within_target = static_cast<double>(after.device_bytes) <= budget;
+    a.within_target = verdict_of(after) == Verdict::fits;  // vLLM: its pool holds the batch
     a.max_batch = after.max_micro_batch.value_or(after.max_batch.value_or(0));  // estimate() solved it already
     if (after.speed && after.speed->tokens_per_s > 0 && speed_before > 0) a.speed_ratio = after.speed->tokens_per_s / speed_before;
     return a;
+}
+
+// What the plan says when no change that keeps the model reaches "fits".
+std::string nothing_fits_note(const Scenario& sc, const Bill& b) {
+    if (sc.workload == Workload::train)
+        return "No change or combination of up to three changes fits this GPU with this model: use more GPUs "
+               "(with sharding) or a smaller model.";
+    if (b.serving_budget && b.fits)  // vLLM runs it and queues what its pool does not hold
+        return "vLLM runs this, but no change here gives its KV pool room for the whole batch at once: fewer "
+               "sequences at once, or more GPUs (tensor parallelism), would.";
+    return "No change fits this GPU with this model: use more GPUs (tensor parallelism) or a smaller model.";
 }
 
 }  // namespace
@@ -149,24 +189,26 @@ AdvicePlan plan_changes(const json& scenario, const Catalog& catalog) {
     if (!base.ok()) return plan;
     Bill base_bill = estimate_peak(*base);  // the solvers' answers are not needed for the base
     detail::estimate_speed(*base, base_bill);
+    const Tried base_tried = tried_of(base_bill, 0);
     const std::int64_t before = base_bill.device_bytes;
     const double speed_before = base_bill.speed ? base_bill.speed->tokens_per_s : 0;
-    const double budget = static_cast<double>(base->gpu.memory_bytes) * base->target_utilization;
 
     std::vector<Candidate> cands;
     if (base->workload == Workload::train) training_candidates(*base, cands);
-    else inference_candidates(*base, cands);
+    else {
+        inference_candidates(*base, cands);
+        vllm_candidates(*base, base_bill, cands);
+    }
     smaller_model(scenario, catalog, cands);
 
     std::vector<Tried> singles;
     for (std::size_t i = 0; i < cands.size(); ++i) {
         const Tried t = try_patch(scenario, cands[i].patch, catalog, i);
-        if (t.ok && t.device_bytes < before) singles.push_back(t);
+        if (helps(t, base_tried)) singles.push_back(t);
     }
-    auto within = [&](std::int64_t bytes) { return static_cast<double>(bytes) <= budget; };
-    const bool fits_now = within(before);
+    const bool fits_now = base_tried.within;
     const bool single_reaches = std::any_of(singles.begin(), singles.end(), [&](const Tried& t) {
-        return within(t.device_bytes) && !cands[t.index].patch.contains("model");
+        return t.within && !cands[t.index].patch.contains("model");
     });
 
     // Combinations of the changes that keep the model, when no single one reaches the target.
@@ -180,7 +222,7 @@ AdvicePlan plan_changes(const json& scenario, const Catalog& catalog) {
                 if (conflicts(cands[keep[a]].patch, cands[keep[b]].patch)) continue;
                 json p = cands[keep[a]].patch;
                 p.merge_patch(cands[keep[b]].patch);
-                if (const Tried t = try_patch(scenario, p, catalog, 0); t.ok && within(t.device_bytes))
+                if (const Tried t = try_patch(scenario, p, catalog, 0); t.ok && t.within)
                     combos.push_back({keep[a], keep[b]});
             }
         if (combos.empty())
@@ -194,7 +236,7 @@ AdvicePlan plan_changes(const json& scenario, const Catalog& catalog) {
                         json p = pa;
                         p.merge_patch(pb);
                         p.merge_patch(pc);
-                        if (const Tried t = try_patch(scenario, p, catalog, 0); t.ok && within(t.device_bytes))
+                        if (const Tried t = try_patch(scenario, p, catalog, 0); t.ok && t.within)
                             combos.push_back({keep[a], keep[b], keep[c]});
                     }
     }
@@ -207,8 +249,8 @@ AdvicePlan plan_changes(const json& scenario, const Catalog& catalog) {
     });
     if (combos.size() > 3) combos.resize(3);
 
-    for (const auto& c : combos) plan.ranked.push_back(finish(scenario, catalog, cands, c, before, budget, speed_before));
-    for (const auto& t : singles) plan.ranked.push_back(finish(scenario, catalog, cands, {t.index}, before, budget, speed_before));
+    for (const auto& c : combos) plan.ranked.push_back(finish(scenario, catalog, cands, c, before, speed_before));
+    for (const auto& t : singles) plan.ranked.push_back(finish(scenario, catalog, cands, {t.index}, before, speed_before));
     // Within the target first; then fewer changes; then the user's model kept; then the larger saving.
     std::stable_sort(plan.ranked.begin(), plan.ranked.end(), [](const Advice& x, const Advice& y) {
         if (x.within_target != y.within_target) return x.within_target;
@@ -218,11 +260,7 @@ AdvicePlan plan_changes(const json& scenario, const Catalog& catalog) {
         return x.saving_bytes > y.saving_bytes;
     });
     const bool any = std::any_of(plan.ranked.begin(), plan.ranked.end(), [](const Advice& a) { return a.within_target && a.keeps_model; });
-    if (!fits_now && !any)
-        plan.note = base->workload == Workload::train
-                        ? "No change or combination of up to three changes fits this GPU with this model: use more GPUs "
-                          "(with sharding) or a smaller model."
-                        : "No change fits this GPU with this model: use more GPUs (tensor parallelism) or a smaller model.";
+    if (!fits_now && !any) plan.note = nothing_fits_note(*base, base_bill);
     return plan;
 }
 

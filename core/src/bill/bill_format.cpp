@@ -42,10 +42,47 @@ Verdict verdict_for(std::int64_t device_bytes, std::int64_t capacity_bytes, doub
 
 Verdict verdict_of(const Bill& b) {
     if (!b.fits) return Verdict::does_not_fit;  // an engine may refuse what fits in bytes (vLLM's pool)
+    // An engine that fills its own budget (vLLM) is as full as it was told to be: the question is how many
+    // sequences its pool holds, against the batch asked for, not the target utilisation.
+    if (const auto& sb = b.serving_budget)
+        return b.kv_pool_sequences.value_or(0) >= sb->requested_sequences ? Verdict::fits : Verdict::fits_above_target;
     return verdict_for(b.device_bytes, b.gpu.memory_bytes, b.target_utilization);
 }
 
+const char* verdict_name(Verdict v) {
+    return v == Verdict::fits ? "fits" : v == Verdict::fits_above_target ? "fits_above_target" : "does_not_fit";
+}
+
+namespace {
+
+// vLLM's verdict: what its budget holds, and what lies outside it.
+std::string serving_budget_sentence(const Bill& b, const ServingBudget& sb) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.0f %%", 100.0 * sb.fraction);
+    const std::int64_t room = b.gpu.memory_bytes - b.device_bytes;
+    const std::int64_t seqs = b.kv_pool_sequences.value_or(0);
+    const std::string of_len = (seqs == 1 ? " sequence of " : " sequences of ") + std::to_string(sb.sequence_tokens) + " tokens";
+    switch (verdict_of(b)) {
+        case Verdict::fits:
+            return "fits: the weights and overheads leave vLLM's " + std::string(pct) + " budget (" + format_gib(sb.budget_bytes) +
+                   ", which it fills by design) a KV pool for " + std::to_string(seqs) + of_len + "; " + format_gib(room) +
+                   " free outside it";
+        case Verdict::fits_above_target:
+            return "runs, but vLLM's KV pool holds only " + std::to_string(seqs) + of_len + " at once, fewer than the batch's " +
+                   std::to_string(sb.requested_sequences) + ": the rest wait in its queue";
+        case Verdict::does_not_fit: break;
+    }
+    if (room < 0) return "does not fit: " + format_gib(-room) + " over";
+    if (seqs < 1) return "does not run: the weights and overheads leave vLLM's " + std::string(pct) + " budget no room for one sequence of " +
+                          std::to_string(sb.sequence_tokens) + " tokens";
+    return "does not run: vLLM's KV pool cannot hold one sequence of max_model_len " + std::to_string(sb.max_model_len) +
+           " tokens, and vLLM refuses to start";
+}
+
+}  // namespace
+
 std::string verdict_sentence(const Bill& b) {
+    if (b.serving_budget) return serving_budget_sentence(b, *b.serving_budget);
     char pct[32];
     std::snprintf(pct, sizeof pct, "%.0f %%", 100.0 * b.target_utilization);
     const std::int64_t room = b.gpu.memory_bytes - b.device_bytes;
@@ -57,6 +94,19 @@ std::string verdict_sentence(const Bill& b) {
     }
     if (room >= 0) return "does not run: the engine's own limits refuse it (see the warnings)";
     return "does not fit: " + format_gib(-room) + " over";
+}
+
+std::string max_micro_batch_text(const Bill& b) {
+    if (!b.max_micro_batch) return "";
+    auto count = [](std::int64_t n) { return n > 0 ? std::to_string(n) : std::string("none, not even 1"); };
+    std::string out = count(*b.max_micro_batch);
+    if (b.max_micro_batch_checkpointing.empty()) return out;
+    const std::string& ck = b.max_micro_batch_checkpointing;
+    out += " (seq_len " + std::to_string(b.max_micro_batch_seq_len) + ", " + (ck == "none" ? "no" : ck) + " checkpointing";
+    if (b.max_micro_batch_full_checkpointing)
+        out += "; " + (*b.max_micro_batch_full_checkpointing > 0 ? std::to_string(*b.max_micro_batch_full_checkpointing) : "not even 1") +
+               " with full checkpointing";
+    return out + ")";
 }
 
 std::string markdown_cell(const std::string& text) {
@@ -99,7 +149,7 @@ std::string bill_to_markdown(const Bill& b) {
            std::to_string(b.peak_reserved_bytes) + " |\n";
     out += "| device (nvidia-smi) | " + gib3(b.device_bytes) + " | " + std::to_string(b.device_bytes) + " |\n";
     if (b.cpu_bytes > 0) out += "| host (CPU) | " + gib3(b.cpu_bytes) + " | " + std::to_string(b.cpu_bytes) + " |\n";
-    if (b.max_micro_batch) out += "\nLargest micro-batch that fits: " + std::to_string(*b.max_micro_batch) + "\n";
+    if (b.max_micro_batch) out += "\nLargest micro-batch that fits: " + max_micro_batch_text(b) + "\n";
     if (b.max_batch) out += "\nLargest batch that fits: " + std::to_string(*b.max_batch) + "\n";
     if (b.max_seq_len) out += "\nLongest sequence at this micro-batch: " + std::to_string(*b.max_seq_len) + " tokens\n";
     for (const auto& w : b.warnings) out += "\n> warning: " + markdown_cell(w) + "\n";

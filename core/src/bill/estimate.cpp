@@ -18,6 +18,21 @@
 #include "training/training.hpp"
 
 namespace vramcalc {
+namespace {
+
+// What the largest micro-batch rests on (the scenario's checkpointing and seq_len), and what the largest
+// activation saver, full checkpointing, would make of it. A layer stack checkpoints nothing (not modelled).
+void max_micro_batch_basis(const Scenario& s, Bill& b, std::int64_t cap) {
+    if (s.model.stack) return;
+    b.max_micro_batch_checkpointing = to_string(s.checkpointing);
+    b.max_micro_batch_seq_len = s.seq_len;
+    if (recomputes_layers(s.checkpointing) && s.checkpointing != Checkpointing::selective_op) return;
+    Scenario saver = s;
+    saver.checkpointing = Checkpointing::full;
+    if (const std::int64_t n = solve_max_batch(saver, cap); n < cap) b.max_micro_batch_full_checkpointing = n;
+}
+
+}  // namespace
 
 Bill estimate_peak(const Scenario& s) {
     Bill b;
@@ -69,7 +84,10 @@ Bill estimate(const Scenario& s) {
     const std::int64_t cap = 1 << 16;
     const std::int64_t n = solve_max_batch(s, cap);
     // Only meaningful when memory grows with the batch (not for parameter-count-only models).
-    if (n < cap) b.max_micro_batch = n;
+    if (n < cap) {
+        b.max_micro_batch = n;
+        max_micro_batch_basis(s, b, cap);
+    }
     if (s.model.stack) b.notes.push_back("a layer stack has a fixed input shape (model.input): no sequence length to solve for");
     else if (!s.model.count_only) {
         const std::int64_t len = solve_max_seq_len(s, std::int64_t{1} << 24);

@@ -215,7 +215,10 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     b.peak_reserved_bytes = b.peak_allocated_bytes;  // the pool is one preallocation: no caching slack to speak of
     b.device_bytes = b.peak_reserved_bytes + saturated_bytes(context.bytes);
     const std::int64_t need = std::max<std::int64_t>(s.batch, 1);
-    bool ok = b.gpu.memory_bytes > 0 && b.device_bytes <= b.gpu.memory_bytes && seqs >= need;
+    // vLLM fills its budget by design: it runs when the pool holds one sequence (vLLM refuses to start
+    // otherwise) and the whole fits the GPU; a pool for fewer than `batch` sequences queues the rest
+    // (the verdict's amber, bill_format.cpp verdict_of).
+    bool ok = b.gpu.memory_bytes > 0 && b.device_bytes <= b.gpu.memory_bytes && seqs >= 1;
     if (seqs < need)
         b.warnings.push_back("vLLM's KV pool (gpu_memory_utilization " + whole(s.gpu_memory_utilization * 100) + " %) holds " +
                              std::to_string(seqs) + " sequences of " + whole(len) + " tokens; batch " + std::to_string(s.batch) +
@@ -228,6 +231,9 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     if (s.batch > s.max_num_seqs)
         b.warnings.push_back("batch exceeds max_num_seqs (" + std::to_string(s.max_num_seqs) + "): vLLM queues the rest");
     b.fits = ok;
+    // What the verdict asks of the pool: the batch, as far as the scheduler runs it at once (max_num_seqs).
+    b.serving_budget = ServingBudget{s.gpu_memory_utilization, saturated_bytes(budget), saturated_bytes(graphs), s.prompt_len + s.gen_len,
+                                     std::min(need, std::max<std::int64_t>(s.max_num_seqs, 1)), s.max_model_len, !refuses && seqs >= 1};
     b.peak_phase = "serving";
 }
 

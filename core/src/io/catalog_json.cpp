@@ -66,6 +66,7 @@ json catalog_fits_to_json(const std::vector<CatalogFit>& fits) {
                         {"name", f.gpu.name},
                         {"memory_bytes", f.gpu.memory_bytes},
                         {"fits", f.fits},
+                        {"verdict", verdict_name(f.verdict)},
                         {"device_bytes", f.device_bytes},
                         {"max_batch", f.max_batch},
                         {"max_seq_len", f.max_seq_len},

@@ -101,6 +101,9 @@ nlohmann::json bill_to_json(const Bill& b) {
     j["gpu"] = {{"id", b.gpu.id}, {"name", b.gpu.name}, {"memory_bytes", b.gpu.memory_bytes}};
     j["fits"] = b.fits;
     j["max_micro_batch"] = b.max_micro_batch ? json(*b.max_micro_batch) : json(nullptr);
+    if (!b.max_micro_batch_checkpointing.empty())  // what max_micro_batch assumes (docs/scenario-extensions.md)
+        j["max_micro_batch_assumes"] = {{"checkpointing", b.max_micro_batch_checkpointing}, {"seq_len", b.max_micro_batch_seq_len}};
+    if (b.max_micro_batch_full_checkpointing) j["max_micro_batch_full_checkpointing"] = *b.max_micro_batch_full_checkpointing;
     if (b.max_batch) j["max_batch"] = *b.max_batch;
     j["max_seq_len"] = b.max_seq_len ? json(*b.max_seq_len) : json(nullptr);
     if (!b.peak_phase.empty()) j["peak_phase"] = b.peak_phase;
@@ -114,6 +117,10 @@ nlohmann::json bill_to_json(const Bill& b) {
     if (b.kv_pool_sequences) j["kv_pool_sequences"] = *b.kv_pool_sequences;
     if (b.max_concurrent_sequences) j["max_concurrent_sequences"] = *b.max_concurrent_sequences;
     if (b.max_context) j["max_context"] = *b.max_context;
+    if (const auto& sb = b.serving_budget)
+        j["serving_budget"] = {{"gpu_memory_utilization", sb->fraction}, {"budget_bytes", sb->budget_bytes},
+                               {"outside_bytes", sb->outside_bytes},     {"sequence_tokens", sb->sequence_tokens},
+                               {"requested_sequences", sb->requested_sequences}, {"starts", sb->starts}};
     j["rule_of_thumb_bytes"] = b.rule_of_thumb_bytes;
     j["rule_of_thumb_formula"] = b.rule_of_thumb_formula;
     j["warnings"] = b.warnings;
@@ -121,8 +128,7 @@ nlohmann::json bill_to_json(const Bill& b) {
     if (b.speed) j["speed"] = speed_to_json(*b.speed);
     // The three-state verdict (bill_format.hpp) against the scenario's target utilisation.
     j["target_utilization"] = b.target_utilization;
-    j["verdict"] = verdict_of(b) == Verdict::fits ? "fits" : verdict_of(b) == Verdict::fits_above_target ? "fits_above_target"
-                                                                                                         : "does_not_fit";
+    j["verdict"] = verdict_name(verdict_of(b));
     return j;
 }
 

@@ -8,6 +8,7 @@
 #include "runtime/runtime.hpp"
 #include "solvers/search.hpp"
 #include "time/speed.hpp"
+#include "vramcalc/bill_format.hpp"
 #include "vramcalc/estimate.hpp"
 
 namespace vramcalc {
@@ -42,7 +43,11 @@ template <class Set>
 std::int64_t largest_serving(const Scenario& base, std::int64_t cap, Set set) {
     Scenario t = base;
     if (t.framework == Framework::vllm)
-        return largest_fitting(cap, [&](std::int64_t n) { set(t, n); return estimate_peak(t).fits; });
+        return largest_fitting(cap, [&](std::int64_t n) {
+            set(t, n);
+            const Bill b = estimate_peak(t);
+            return b.fits && b.kv_pool_sequences.value_or(0) >= std::max<std::int64_t>(t.batch, 1);
+        });
     CostTable bytes([&](std::int64_t n) { set(t, n); return estimate_peak(t).device_bytes; });
     return bytes.largest_within(static_cast<double>(t.gpu.memory_bytes) * t.target_utilization, cap);
 }
@@ -53,7 +58,7 @@ std::int64_t max_concurrent_sequences(const Scenario& base) {
     if (base.model.count_only) return 0;
     if (base.framework == Framework::vllm) {
         const Bill b = estimate_peak(base);
-        return std::min(b.kv_pool_sequences.value_or(0), base.max_num_seqs);
+        return b.fits ? std::min(b.kv_pool_sequences.value_or(0), base.max_num_seqs) : 0;
     }
     if (base.framework == Framework::llamacpp) {
         // llama.cpp's n_ctx cells are shared: sequences of this length that fit in n_ctx.
@@ -129,6 +134,7 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
         }
         f.device_bytes = b.device_bytes;
         f.fits = b.fits;
+        f.verdict = verdict_of(b);  // the bill's own rule: vLLM's budget, or the target utilisation
         detail::estimate_speed(s, b);
         f.tokens_per_s = b.speed ? b.speed->tokens_per_s : 0;
         f.time_for_dataset_s = b.speed ? b.speed->time_for_dataset_s : 0;
