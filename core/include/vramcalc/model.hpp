@@ -68,7 +68,10 @@ struct FamilyTraits {
     bool eager_softmax_fp32 = true;   // eager attention upcasts the softmax to fp32 (Llama-style HF code)
     bool shifted_logits_copy = false; // the loss copies the shifted 16-bit logits (Qwen-1 remote code)
     bool loss_upcasts_logits = true;  // the forward calls .float() on the logits (transformers); not Qwen-1
-    bool alternating_window = false;  // sliding window on even layers only (Gemma-2); else every layer
+    bool alternating_window = false;  // sliding window on even layers only (Gemma-2, gpt-oss); else every layer
+    // Every global_every-th layer attends globally, the others slide: layer i slides when
+    // (i + 1) % global_every != 0 (Gemma-3's sliding_window_pattern 6); 0: not used.
+    i64 global_every = 0;
     bool hf_trims_window = false;     // transformers' cache keeps only the window (Gemma-2 HybridCache)
     // Gemma-2's tanh soft-capping (attn_logit_softcapping, final_logit_softcapping): cap x tanh(x / cap) on
     // the attention scores and on the logits; tanh keeps its output for backward.

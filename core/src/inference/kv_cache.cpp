@@ -40,6 +40,7 @@ bool engine_trims_window(const Scenario& s) {
 bool layer_slides(const ModelSpec& m, i64 i) {
     if (m.sliding_window <= 0) return false;
     if (m.traits.alternating_window) return i % 2 == 0;
+    if (m.traits.global_every > 0) return (i + 1) % m.traits.global_every != 0;  // Gemma-3: 5 local, 1 global
     return true;
 }
 

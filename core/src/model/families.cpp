@@ -14,8 +14,13 @@ void require_intermediate(ModelSpec& m, FieldReader& r) {
 }
 
 bool nests_text_config(const std::string& layout) {
-    return layout == "qwen3_vl_moe" || layout == "llama4" || layout == "mistral3";
+    return layout == "qwen3_vl_moe" || layout == "llama4" || layout == "mistral3" || layout == "qwen3_5" ||
+           layout == "qwen3_5_moe";
 }
+
+// Qwen3_5ForConditionalGeneration / Qwen3_5MoeForConditionalGeneration: a text-only export may carry the
+// text model's keys at the top level and no vision tower.
+bool tower_optional(const std::string& layout) { return layout == "qwen3_5" || layout == "qwen3_5_moe"; }
 
 namespace {
 // A wrapper's language model is read with its text family's layout. Mistral3ForConditionalGeneration's
@@ -23,6 +28,11 @@ namespace {
 std::string text_layout(const std::string& layout) {
     if (layout == "qwen3_vl_moe") return "qwen3_moe";
     if (layout == "mistral3") return "mistral";
+    // Qwen3.5's text models are Qwen3-Next's layout (transformers models/qwen3_5*/modular_qwen3_5*.py).
+    if (layout == "qwen3_5" || layout == "qwen3_5_moe" || layout == "qwen3_5_text" || layout == "qwen3_5_moe_text")
+        return "qwen3_next";
+    // DeepSeek-V3.2 (the DSA indexer beside MLA) and Kimi-K2 are DeepSeek-V3's layout (deepseek()).
+    if (layout == "deepseek_v32" || layout == "kimi_k2") return "deepseek_v3";
     return layout;
 }
 
@@ -30,6 +40,7 @@ std::string text_layout(const std::string& layout) {
 void vision_tower(const std::string& layout, FieldReader& root, Inventory& inv) {
     if (!nests_text_config(layout)) return;
     const auto it = root.object().find("vision_config");
+    if ((it == root.object().end() || it->is_null()) && tower_optional(layout)) return;
     if (it == root.object().end() || !it->is_object()) {
         root.error("vision_config", "missing or not an object: the vision tower's parameters are loaded too");
         return;
@@ -64,7 +75,9 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
     // these classes override it to false).
     static const std::set<std::string> untied_by_default = {
         "llama", "mistral", "mixtral", "qwen", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "phi", "phi3",
-        "gpt_neox", "stablelm", "mt5", "deepseek_v2", "deepseek_v3", "baichuan", "qwen3_vl_moe", "llama4", "nemotron_h", "mistral3"};
+        "gpt_neox", "stablelm", "mt5", "deepseek_v2", "deepseek_v3", "baichuan", "qwen3_vl_moe", "llama4", "nemotron_h", "mistral3",
+        // Their config classes' tie_word_embeddings defaults (false), transformers main.
+        "qwen3_next", "qwen3_5_moe", "gpt_oss", "glm4_moe", "minimax_m2", "deepseek_v32", "kimi_k2"};
     // A wrapper ties (or not) at its top level (Qwen3VLMoeConfig.tie_word_embeddings).
     m.tied_embeddings = root.boolean_or("tie_word_embeddings", !untied_by_default.count(layout));
 
@@ -75,7 +88,7 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
     if (layer_norm.count(t)) m.norm = NormKind::layer;
     if (plain_mlp.count(t)) m.mlp = MlpKind::plain;
     m.sliding_window = r.integer_or({"sliding_window"}, 0, 0, i64{1} << 30);
-    if (t == "gemma2" || t == "mistral") {
+    if (t == "gemma2" || t == "mistral" || t == "gpt_oss" || t == "gemma3_text") {
         // Mistral v0.1 and Gemma-2 use a window; Qwen2 configs carry one but disable it by default.
     } else if (!r.boolean_or("use_sliding_window", false)) {
         m.sliding_window = 0;
@@ -102,9 +115,17 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
     else if (t == "bert") bert(m, r, inv);
     else if (t == "t5" || t == "mt5") t5(m, r, inv);
     else if (t == "nemotron_h") nemotron_h(m, r, inv);
+    else if (t == "qwen3_next") {
+        // Qwen3_5TextConfig (dense) has no experts: its class reads no num_experts.
+        qwen3_next(m, r, inv, layout != "qwen3_5" && layout != "qwen3_5_text");
+    }
+    else if (t == "gpt_oss") gpt_oss(m, r, inv);
+    else if (t == "glm4_moe") glm4_moe(m, r, inv);
+    else if (t == "minimax_m2") minimax_m2(m, r, inv);
     else {
         static const std::set<std::string> llama_family = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe",
-                                                           "qwen3", "qwen3_moe", "gemma", "gemma2", "baichuan", "llama4"};
+                                                           "qwen3", "qwen3_moe", "gemma", "gemma2", "baichuan", "llama4",
+                                                           "gemma3_text"};
         if (!llama_family.count(t) && !is_known_layout(t))
             warnings.push_back("model_type \"" + t +
                                "\" has no dedicated layout: counted as a Llama-style decoder (attention, gated "

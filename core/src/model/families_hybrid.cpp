@@ -12,15 +12,6 @@
 namespace vramcalc::detail {
 namespace {
 
-// mamba_ssm_cache_dtype: the element size of the SSM state vLLM keeps per sequence (0: the model dtype).
-double state_bytes(FieldReader& r) {
-    const std::string t = r.string_or("mamba_ssm_cache_dtype", "auto");
-    if (t == "float32") return 4;
-    if (t == "bfloat16" || t == "float16") return 2;
-    if (t != "auto") r.error("mamba_ssm_cache_dtype", "\"" + t + "\" is not a state dtype (allowed: auto, float32, bfloat16, float16)");
-    return 0;
-}
-
 // The Mamba blocks that come right before an attention block. NVIDIA's Nemotron-3-Nano FP8 and NVFP4
 // checkpoints keep their in_proj / out_proj in bf16, as they keep every attention projection (the NVFP4
 // checkpoint's hf_quant_config.json exclude_modules lists backbone.layers.{4,11,18,25,32,41}.mixer.in_proj /
@@ -46,6 +37,17 @@ void mamba_mixers(ModelSpec& m, i64 count, bool bias, bool conv_bias, bool fp8_1
 
 }  // namespace
 
+// mamba_ssm_cache_dtype: the element size of the SSM state vLLM keeps per sequence (0: the model dtype).
+// Qwen3.5's configs name it mamba_ssm_dtype (read when the first key is absent).
+double mamba_state_dtype_bytes(FieldReader& r) {
+    const char* key = r.has("mamba_ssm_cache_dtype") || !r.has("mamba_ssm_dtype") ? "mamba_ssm_cache_dtype" : "mamba_ssm_dtype";
+    const std::string t = r.string_or(key, "auto");
+    if (t == "float32") return 4;
+    if (t == "bfloat16" || t == "float16") return 2;
+    if (t != "auto") r.error(key, "\"" + t + "\" is not a state dtype (allowed: auto, float32, bfloat16, float16)");
+    return 0;
+}
+
 void nemotron_h(ModelSpec& m, FieldReader& r, Inventory& inv) {
     HybridSpec& y = m.hybrid;
     y.pattern = r.string_or("hybrid_override_pattern", "");
@@ -67,7 +69,7 @@ void nemotron_h(ModelSpec& m, FieldReader& r, Inventory& inv) {
     y.ssm_state = r.integer_or({"ssm_state_size"}, 128, 1, W);
     y.ssm_groups = r.integer_or({"n_groups"}, 8, 1, W);
     y.conv_kernel = r.integer_or({"conv_kernel"}, 4, 1, 1024);
-    y.ssm_state_bytes = state_bytes(r);
+    y.ssm_state_bytes = mamba_state_dtype_bytes(r);
     const i64 nM = y.blocks('M'), nA = y.blocks('*'), nE = y.blocks('E'), nD = y.blocks('-');
     if (nM > 0 && (y.ssm_heads <= 0 || y.ssm_head_dim <= 0))
         r.error(y.ssm_heads <= 0 ? "mamba_num_heads" : "mamba_head_dim", "missing required key for the pattern's Mamba blocks");

@@ -34,6 +34,43 @@ i64 llama4_moe_layers(FieldReader& r, i64 layers) {
     return layers / step;  // i = step - 1, 2 step - 1, ...
 }
 
+// Gemma3TextConfig (transformers models/gemma3/configuration_gemma3.py): layer i is sliding_attention unless
+// (i + 1) % sliding_window_pattern == 0 (default 6); a layer_types list must follow that period.
+void gemma3_windows(ModelSpec& m, FieldReader& r) {
+    i64 every = r.integer_or({"sliding_window_pattern"}, 6, 1, 1 << 20);
+    if (const json* v = r.find({"layer_types"})) {
+        const auto full_at = [&](i64 i) { return (*v)[static_cast<std::size_t>(i)] == "full_attention"; };
+        if (!v->is_array() || static_cast<i64>(v->size()) != m.layers) {
+            r.error("layer_types", "expected one entry per layer");
+            return;
+        }
+        every = 0;
+        for (i64 i = 0; i < m.layers && every == 0; ++i) every = full_at(i) ? i + 1 : 0;
+        if (every == 0) every = m.layers + 1;  // no global layer
+        for (i64 i = 0; i < m.layers; ++i)
+            if (full_at(i) != ((i + 1) % every == 0)) {
+                r.error("layer_types", "full_attention layers are not every " + std::to_string(every) + "th (the one pattern described)");
+                return;
+            }
+    }
+    m.traits.global_every = every;
+}
+// DeepSeek-V3.2's sparse-attention indexer, one per layer beside MLA (deepseek-ai/DeepSeek-V3.2-Exp
+// inference/model.py @6d8cb70d, class Indexer): wq_b (q_lora_rank -> index_n_heads x index_head_dim), wk
+// (h -> index_head_dim), k_norm LayerNorm(index_head_dim) with bias, weights_proj (h -> index_n_heads); no
+// linear biases. vLLM builds these as ReplicatedLinear: the kv_a role, which tensor parallelism replicates too.
+void dsa_indexer(ModelSpec& m, FieldReader& r, Inventory& inv) {
+    if (!r.has("index_n_heads") && !r.has("index_head_dim")) return;
+    const i64 heads = r.integer_or({"index_n_heads"}, 64, 1, 1 << 16);
+    const i64 dim = r.integer_or({"index_head_dim"}, 128, 1, 1 << 16);
+    if (m.mla.q_lora_rank <= 0) r.error("q_lora_rank", "the indexer's wq_b reads the q latent: a rank is required");
+    inv.linear(PC::attention, Role::kv_a, "indexer.wq_b", m.mla.q_lora_rank, heads * dim, false, m.layers);
+    inv.linear(PC::attention, Role::kv_a, "indexer.wk", m.hidden, dim, false, m.layers);
+    inv.norm("indexer.k_norm", dim, true, m.layers);
+    inv.linear(PC::attention, Role::kv_a, "indexer.weights_proj", m.hidden, heads, false, m.layers);
+}
+}  // namespace
+
 i64 qwen_moe_layers(FieldReader& r, i64 layers) {
     const i64 step = r.integer_or({"decoder_sparse_step"}, 1, 1, layers);
     const std::set<i64> dense_only = layer_index_list(r, "mlp_only_layers", layers).value_or(std::set<i64>{});
@@ -42,7 +79,6 @@ i64 qwen_moe_layers(FieldReader& r, i64 layers) {
         if (!dense_only.count(i) && (i + 1) % step == 0) ++n;
     return n;
 }
-}  // namespace
 
 // ---- Llama-style decoders: embed_tokens, L x (attention, gated MLP, 2 RMSNorms), norm, lm_head ----
 // LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, GemmaForCausalLM,
@@ -63,7 +99,7 @@ void llama_like(ModelSpec& m, const std::string& t, FieldReader& r, Inventory& i
     } else {
         inv.qkvo(m, qkv_bias, attn_bias && !qwen2, L);
     }
-    if (t == "qwen3" || t == "qwen3_moe") {  // Qwen3Attention: q_norm, k_norm over head_dim
+    if (t == "qwen3" || t == "qwen3_moe" || t == "gemma3_text") {  // Qwen3Attention / Gemma3Attention: q_norm, k_norm over head_dim
         m.qk_norm = true;
         inv.norm("q_norm", m.head_dim, false, L);
         inv.norm("k_norm", m.head_dim, false, L);
@@ -130,15 +166,18 @@ void llama_like(ModelSpec& m, const std::string& t, FieldReader& r, Inventory& i
     // Gemma2DecoderLayer adds pre_/post_feedforward_layernorm to the two usual norms.
     inv.norm("input_layernorm", m.hidden, false, L);
     inv.norm("post_attention_layernorm", m.hidden, false, L);
-    if (t == "gemma2") {
+    if (t == "gemma3_text") gemma3_windows(m, r);
+    if (t == "gemma2" || t == "gemma3_text") {
         // Gemma2DecoderLayer: layer i is local (sliding window) when i is even (`not bool(layer_idx % 2)`),
         // and transformers' HybridCache keeps only the window for those layers.
-        m.traits.alternating_window = true;
+        m.traits.alternating_window = t == "gemma2";
         m.traits.hf_trims_window = true;
         // Gemma2Config: attn_logit_softcapping 50.0 and final_logit_softcapping 30.0 by default; null turns
         // a cap off (Gemma2Attention / Gemma2ForCausalLM apply cap x tanh(x / cap)).
-        m.traits.attn_softcap = !r.is_null("attn_logit_softcapping") && r.number_or("attn_logit_softcapping", 50.0, 0, 1e9) > 0;
-        m.traits.final_softcap = !r.is_null("final_logit_softcapping") && r.number_or("final_logit_softcapping", 30.0, 0, 1e9) > 0;
+        // Gemma3TextConfig keeps both keys but defaults them to null (no capping).
+        const bool caps = t == "gemma2";
+        m.traits.attn_softcap = caps && !r.is_null("attn_logit_softcapping") && r.number_or("attn_logit_softcapping", 50.0, 0, 1e9) > 0;
+        m.traits.final_softcap = caps && !r.is_null("final_logit_softcapping") && r.number_or("final_logit_softcapping", 30.0, 0, 1e9) > 0;
         inv.norm("pre_feedforward_layernorm", m.hidden, false, L);
         inv.norm("post_feedforward_layernorm", m.hidden, false, L);
     }
@@ -174,6 +213,7 @@ void deepseek(ModelSpec& m, FieldReader& r, Inventory& inv) {
     inv.norm("kv_a_layernorm", a.kv_lora_rank, false, L);
     inv.linear(PC::attention, Role::kv_b, "kv_b_proj", a.kv_lora_rank, H * (a.qk_nope_head_dim + a.v_head_dim), false, L);
     inv.linear(PC::attention, Role::o, "o_proj", H * a.v_head_dim, h, bias, L);
+    dsa_indexer(m, r, inv);
 
     // MoE on layers i >= first_k_dense_replace with i % moe_layer_freq == 0 (DeepseekV3DecoderLayer).
     m.moe.experts = r.integer_or({"n_routed_experts"}, 0, 0, 1 << 16);

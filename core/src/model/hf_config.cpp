@@ -28,9 +28,24 @@ const json* language_config(const json& config, const std::string& type, const s
     if (!detail::nests_text_config(layout)) return &config;
     const auto it = config.find("text_config");
     if (it != config.end() && it->is_object()) return &*it;
+    // Qwen3.5's text-only exports keep the text model's keys at the top level (families.cpp tower_optional).
+    if ((layout == "qwen3_5" || layout == "qwen3_5_moe") && (it == config.end() || it->is_null())) return &config;
     r.error("text_config", "missing or not an object: model_type \"" + type +
                                "\" keeps its language model's dimensions there");
     return nullptr;
+}
+// An unknown model_type holding a text_config object with its own model_type, and no tower beside it.
+const json* text_only_wrapper(const json& config, const std::string& type) {
+    if (detail::is_known_layout(type)) return nullptr;
+    const auto it = config.find("text_config");
+    if (it == config.end() || !it->is_object() || !it->contains("model_type")) return nullptr;
+    for (const char* tower : {"vision_config", "audio_config"}) {
+        const auto t = config.find(tower);
+        if (t != config.end() && !t->is_null() && !t->empty()) return nullptr;
+    }
+    const auto inner = it->find("model_type");
+    if (!inner->is_string() || inner->get<std::string>() == type) return nullptr;
+    return &*it;
 }
 }  // namespace
 
@@ -38,7 +53,10 @@ const std::vector<std::string>& supported_model_types() {
     static const std::vector<std::string> types = {
         "llama", "mistral", "mixtral", "qwen", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
         "gemma", "gemma2", "phi", "phi3", "gpt_neox", "stablelm", "falcon", "bloom", "gpt2",
-        "opt", "bert", "t5", "mt5", "deepseek_v2", "deepseek_v3", "baichuan", "qwen3_vl_moe", "llama4", "nemotron_h", "mistral3"};
+        "opt", "bert", "t5", "mt5", "deepseek_v2", "deepseek_v3", "baichuan", "qwen3_vl_moe", "llama4", "nemotron_h", "mistral3",
+        // families_2025.cpp (docs/architectures.md): hybrids with gated DeltaNet, and 2025's MoE decoders.
+        "qwen3_next", "qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text", "gpt_oss", "glm4_moe",
+        "minimax_m2", "deepseek_v32", "kimi_k2", "gemma3_text"};
     return types;
 }
 
@@ -60,6 +78,14 @@ Result<ModelSpec> model_from_config(const json& config, const std::string& name,
     // Old Falcon checkpoints name their type after the data set.
     if (m.model_type == "RefinedWeb" || m.model_type == "RefinedWebModel") m.model_type = "falcon";
 
+    // An unknown wrapper whose only content is a language model under text_config (no vision or audio tower)
+    // is read as that language model, by its own model_type.
+    if (const json* inner = text_only_wrapper(config, m.model_type)) {
+        auto nested = model_from_config(*inner, name, prefix + ".text_config");
+        nested.warnings.insert(nested.warnings.begin(), "model_type \"" + m.model_type +
+                               "\" has no description of its own: read as the language model under its text_config");
+        return nested;
+    }
     // An unknown type that names experts, MLA, hybrid layers, windows or nested towers is read like its
     // known relative or refused here, before its dimensions are read (relatives.cpp).
     const auto layout = detail::relative_layout(config, m.model_type, r);

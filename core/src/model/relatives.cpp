@@ -36,6 +36,16 @@ std::string unusual_layer_kind(const json& list) {
     return "";
 }
 
+// layer_types naming only linear_attention and full_attention (or absent, with full_attention_interval).
+bool deltanet_layer_kinds(const json& config) {
+    const auto it = config.find("layer_types");
+    if (it == config.end() || it->is_null()) return true;
+    if (!it->is_array()) return false;
+    for (const auto& e : *it)
+        if (!e.is_string() || (e != "linear_attention" && e != "full_attention")) return false;
+    return true;
+}
+
 std::string refusal(const std::string& type, std::string_view what) {
     return "model_type \"" + type + "\" has no description in vramcalc and this key names " + std::string(what) +
            ", which a Llama-style reading would miscount; use a supported model_type (" +
@@ -69,6 +79,12 @@ std::optional<std::string> relative_layout(const json& config, const std::string
                                                             : "an encoder tower whose parameters vLLM loads too"));
             return std::nullopt;
         }
+    // Gated DeltaNet (Qwen3-Next's linear_* keys) beside full attention: read as qwen3_next, whose
+    // description takes every layer's kind from layer_types or full_attention_interval.
+    if (names_structure(config, "linear_num_value_heads") && names_structure(config, "linear_key_head_dim") &&
+        deltanet_layer_kinds(config) && !names_structure(config, "hybrid_override_pattern") &&
+        !names_structure(config, "mamba_num_heads"))
+        return std::string("qwen3_next");
     // Nemotron-H's per-block pattern with Mamba-2 sizes: read as nemotron_h (families_hybrid.cpp), which
     // takes its every block kind from the pattern itself.
     if (names_structure(config, "hybrid_override_pattern") && names_structure(config, "mamba_num_heads") &&

@@ -1,0 +1,118 @@
+// Architectures of 2025 (docs/architectures.md): each config in tests/data/configs/ (sources in
+// tests/data/README.md) gives our exact count, pinned here, and that count is checked against the published
+// total: exactly where the publisher prints the exact number, else within the rounding of the printed one.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "test_data.hpp"
+#include "vramcalc/hf_config.hpp"
+
+using namespace vramcalc;
+
+namespace {
+
+ModelSpec from_file(const std::string& file) {
+    const auto j = test::load_json("configs/" + file);
+    REQUIRE(j.is_object());
+    auto r = model_from_config(j, file);
+    INFO(file << ": " << r.error_text());
+    REQUIRE(r.ok());
+    CHECK(r.warnings.empty());
+    return *r.value;
+}
+
+// |ours - published| <= half a unit of the published number's last printed digit.
+void near_published(i64 ours, double published, double unit) {
+    INFO("ours " << ours << ", published " << published << " (printed to " << unit << ")");
+    CHECK(std::abs(static_cast<double>(ours) - published) <= unit / 2);
+}
+
+}  // namespace
+
+TEST_CASE("arch: gpt-oss counts reproduce the model card's totals and active counts") {
+    // gpt-oss-120b & gpt-oss-20b model card (OpenAI, arXiv 2508.10925) Table 1: 116.83B total, 5.13B active;
+    // 20.91B total, 3.61B active. The card's active count leaves out the input embedding (its unembedding is in).
+    const ModelSpec big = from_file("gpt-oss-120b.json");
+    const ParamBreakdown b = count_parameters(big);
+    CHECK(b.total == 116'829'156'672);
+    near_published(b.total, 116.83e9, 0.01e9);
+    near_published(b.active - b.embeddings, 5.13e9, 0.01e9);
+    CHECK(big.traits.alternating_window);
+    CHECK(big.sliding_window == 128);
+    const ParamBreakdown s = count_parameters(from_file("gpt-oss-20b.json"));
+    CHECK(s.total == 20'914'757'184);
+    near_published(s.total, 20.91e9, 0.01e9);
+    near_published(s.active - s.embeddings, 3.61e9, 0.01e9);
+}
+
+TEST_CASE("arch: Gemma 3 1B matches the technical report's embedding and non-embedding counts") {
+    // Gemma 3 Technical Report (arXiv 2503.19786) Table 1, Gemma 3 1B: 302M embedding, 698M non-embedding
+    // parameters, no vision encoder; the embedding is tied.
+    const ModelSpec m = from_file("gemma-3-1b-it.json");
+    const ParamBreakdown p = count_parameters(m);
+    CHECK(p.total == 999'885'952);
+    near_published(p.embeddings, 302e6, 1e6);
+    near_published(p.total - p.embeddings, 698e6, 1e6);
+    CHECK(m.traits.global_every == 6);  // 5 sliding layers, then a global one
+    CHECK(m.sliding_window == 512);
+}
+
+TEST_CASE("arch: DeepSeek-V3.2-Exp is DeepSeek-V3 plus one DSA indexer per layer") {
+    // The indexer (DeepSeek-V3.2-Exp inference/model.py @6d8cb70d): wq_b 1536 -> 64 x 128, wk 7168 -> 128,
+    // k_norm LayerNorm(128), weights_proj 7168 -> 64, in each of the 61 layers. V3's 671,026,419,200 is pinned
+    // in tests/data/param_counts.json; the Hub's "685B" adds the MTP layer, which HF does not instantiate.
+    const ParamBreakdown p = count_parameters(from_file("deepseek-v3.2-exp.json"));
+    const i64 indexer = 1536 * 64 * 128 + 7168 * 128 + 2 * 128 + 7168 * 64;
+    CHECK(p.total == 671'026'419'200 + 61 * indexer);
+}
+
+TEST_CASE("arch: Kimi-K2 is read as DeepSeek-V3's layout") {
+    // moonshotai/Kimi-K2-Instruct model card: 1T total, 32B activated (rounded to the trillion / billion).
+    const ParamBreakdown p = count_parameters(from_file("kimi-k2-instruct.json"));
+    CHECK(p.total == 1'026'408'232'448);
+    near_published(p.total, 1.0e12, 0.1e12);
+    near_published(p.active, 32e9, 2e9);  // 32.86B with the embedding and the head
+}
+
+TEST_CASE("arch: GLM-4.5 and GLM-4.5-Air are within the cards' rounding") {
+    // zai-org/GLM-4.5 README: GLM-4.5 355B total / 32B active, GLM-4.5-Air 106B / 12B, rounded to the billion;
+    // the cards count the MTP layer (about 3.9B and 1.5B with its own embedding and head), HF loads without it.
+    const ParamBreakdown big = count_parameters(from_file("glm-4.5.json"));
+    CHECK(big.total == 352'797'829'024);
+    CHECK(std::abs(static_cast<double>(big.total) / 355e9 - 1) < 0.01);
+    const ParamBreakdown air = count_parameters(from_file("glm-4.5-air.json"));
+    CHECK(air.total == 106'852'251'264);
+    CHECK(std::abs(static_cast<double>(air.total) / 106e9 - 1) < 0.01);
+    // Active counts without the embedding and the head, as the cards count them: 32.08B and 12.18B.
+    near_published(big.active - big.embeddings - big.lm_head, 32e9, 1e9);
+    near_published(air.active - air.embeddings - air.lm_head, 12e9, 1e9);
+}
+
+TEST_CASE("arch: MiniMax-M2 is within the card's rounding") {
+    // MiniMaxAI/MiniMax-M2 README: 230B total, 10B activated (rounded); the MTP modules are not counted.
+    const ParamBreakdown p = count_parameters(from_file("minimax-m2.json"));
+    CHECK(p.total == 228'689'764'864);
+    CHECK(std::abs(static_cast<double>(p.total) / 230e9 - 1) < 0.01);
+    near_published(p.active - p.embeddings - p.lm_head, 10e9, 1e9);  // 9.80B without embedding and head
+}
+
+TEST_CASE("arch: Qwen3-Next-80B-A3B reads its DeltaNet and attention layers") {
+    // Qwen/Qwen3-Next-80B-A3B-Instruct model card: 80B total, 3B activated (rounded); 48 layers as
+    // 12 x (3 x (Gated DeltaNet -> MoE) -> 1 x (Gated Attention -> MoE)).
+    const ModelSpec m = from_file("qwen3-next-80b-a3b-instruct.json");
+    const ParamBreakdown p = count_parameters(m);
+    CHECK(p.total == 79'674'391'296);
+    near_published(p.total, 80e9, 1e9);
+    near_published(p.active - p.embeddings - p.lm_head, 3e9, 1e9);  // 3.25B without embedding and head
+    CHECK(m.hybrid.blocks('M') == 36);
+    CHECK(attention_layers(m) == 12);
+    CHECK(layer_attends(m, 3));
+    CHECK_FALSE(layer_attends(m, 0));
+    // KV per token: 12 attention layers x K and V x 2 KV heads x 256 x 2 B.
+    CHECK(kv_bytes_per_token(m, 2, false) == 12 * 2 * 2 * 256 * 2);
+    // One DeltaNet layer's conv state (conv_dim 2 x 16 x 128 + 32 x 128) and recurrent state 32 x 128 x 128.
+    CHECK(m.hybrid.conv_dim() == 8192);
+    CHECK(m.hybrid.inner() * m.hybrid.ssm_state == 32 * 128 * 128);
+}
