@@ -25,10 +25,21 @@ struct GpuSpec {
     // (gpu_memory_utilization x this total); everything else compares against memory_bytes.
     std::int64_t memory_torch_bytes = 0;
     bool bf16 = true;
-    double peak_bf16_tflops = 0;    // dense, tensor cores
+    // Dense peaks from the vendor's datasheet (with-sparsity figures halved), TFLOPS; 0 = the card has no
+    // such unit or no figure could be sourced (the catalog entry's source says which).
+    double peak_fp32_tflops = 0;    // FP32 without tensor cores (CUDA cores; AMD CDNA: the FP32 matrix rate)
+    double peak_tf32_tflops = 0;    // TF32 tensor cores (Ampere and later; AMD CDNA3's TF32 matrix rate)
+    double peak_bf16_tflops = 0;    // dense, tensor cores (Volta/Turing: the fp16 figure)
+    double peak_fp16_tflops = 0;    // dense, tensor cores, FP32 accumulate; 0 = as bf16
     double peak_fp8_tflops = 0;     // dense; 0 = no FP8 tensor cores, or no sourced figure
     double peak_fp4_tflops = 0;     // dense (NVFP4 / MXFP4); 0 = none, or no sourced figure
     double memory_bandwidth_gbps = 0;
+    // Links (docs/methodology.md, "Time"): per-direction GPU-to-GPU bandwidth of the card's own fabric
+    // (NVLink, AMD Infinity Fabric / xGMI) in GB/s, 0 = none (collectives go over PCIe); and the host link,
+    // PCIe generation and lanes (0 = not given: Gen4 x16 is assumed and the bill warns where it is used).
+    double gpu_link_gbps = 0;
+    int pcie_gen = 0;
+    int pcie_lanes = 16;
     // ECC on a GDDR card takes 1/16 of its memory for check bits ("inline" ECC: 6.25% on the GDDR5 K40, NVIDIA
     // Tesla V100 architecture whitepaper), so the driver reports 15/16 of the ECC-off total (L20, RTX A6000:
     // 49140 MiB off, 46068 MiB on). HBM keeps ECC beside the data and loses nothing (H100 NVL: 95830 MiB
@@ -46,6 +57,13 @@ struct GpuSpec {
 constexpr std::int64_t ecc_on_bytes(std::int64_t ecc_off_bytes) {
     constexpr std::int64_t mib = std::int64_t{1} << 20;
     return ecc_off_bytes / mib * 15 / 16 * mib;
+}
+
+// Per-direction bandwidth of a PCIe link, GB/s: 16 lanes at Gen3 8 GT/s (128b/130b) 15.75, Gen4 31.5, Gen5
+// 63, Gen6 126 (PCI-SIG: each generation doubles the transfer rate); 0 for a generation outside 3-6.
+constexpr double pcie_gbps(int gen, int lanes) {
+    const double x16 = gen == 3 ? 15.75 : gen == 4 ? 31.5 : gen == 5 ? 63.0 : gen == 6 ? 126.0 : 0.0;
+    return x16 * lanes / 16.0;
 }
 
 }  // namespace vramcalc

@@ -3,6 +3,7 @@
 #include <optional>
 #include <set>
 
+#include "io/catalog_gpu.hpp"
 #include "io/json_reader.hpp"
 #include "vramcalc/hf_config.hpp"
 #include "vramcalc/layer_stack.hpp"
@@ -70,6 +71,37 @@ std::optional<ModelPreset> stack_preset(const json& j, ModelPreset p, Problems& 
 
 }  // namespace
 
+// The compute peaks and links of a GPU (catalog entry or a scenario's custom `gpu` object): dense TFLOPS
+// per precision, memory bandwidth, the GPU-to-GPU fabric and the host's PCIe link (vramcalc/gpu.hpp).
+void read_compute_and_links(FieldReader& r, GpuSpec& s) {
+    s.peak_fp32_tflops = r.number_or("peak_fp32_tflops", 0, 0, 1e6);
+    s.peak_tf32_tflops = r.number_or("peak_tf32_tflops", 0, 0, 1e6);
+    s.peak_bf16_tflops = r.number_or("peak_bf16_tflops", 0, 0, 1e6);
+    s.peak_fp16_tflops = r.number_or("peak_fp16_tflops", 0, 0, 1e6);
+    s.peak_fp8_tflops = r.number_or("peak_fp8_tflops", 0, 0, 1e6);
+    s.peak_fp4_tflops = r.number_or("peak_fp4_tflops", 0, 0, 1e6);
+    s.memory_bandwidth_gbps = r.number_or("memory_bandwidth_gbps", 0, 0, 1e7);
+    s.gpu_link_gbps = r.number_or("gpu_link_gbps", 0, 0, 1e5);
+    s.pcie_gen = static_cast<int>(r.integer_or({"pcie_gen"}, 0, 3, 6));
+    s.pcie_lanes = static_cast<int>(r.integer_or({"pcie_lanes"}, 16, 1, 16));
+}
+
+void write_compute_and_links(const GpuSpec& g, json& out) {
+    auto put = [&out](const char* k, double v) {
+        if (v > 0) out[k] = v;
+    };
+    put("peak_fp32_tflops", g.peak_fp32_tflops);
+    put("peak_tf32_tflops", g.peak_tf32_tflops);
+    put("peak_bf16_tflops", g.peak_bf16_tflops);
+    put("peak_fp16_tflops", g.peak_fp16_tflops);
+    put("peak_fp8_tflops", g.peak_fp8_tflops);
+    put("peak_fp4_tflops", g.peak_fp4_tflops);
+    put("memory_bandwidth_gbps", g.memory_bandwidth_gbps);
+    put("gpu_link_gbps", g.gpu_link_gbps);
+    if (g.pcie_gen > 0) out["pcie_gen"] = g.pcie_gen;
+    if (g.pcie_lanes != 16) out["pcie_lanes"] = g.pcie_lanes;
+}
+
 Result<Catalog> Catalog::parse(const std::vector<std::string_view>& model_files, std::string_view gpus_json) {
     Result<Catalog> out;
     Catalog cat;
@@ -130,10 +162,7 @@ Result<Catalog> Catalog::parse(const std::vector<std::string_view>& model_files,
             if (s.memory_torch_bytes > s.memory_bytes)
                 r.error("memory_torch_bytes", "larger than memory_bytes: the allocator never sees more than the driver reports");
             s.bf16 = r.boolean_or("bf16", true);
-            s.peak_bf16_tflops = r.number_or("peak_bf16_tflops", 0, 0, 1e6);
-            s.peak_fp8_tflops = r.number_or("peak_fp8_tflops", 0, 0, 1e6);
-            s.peak_fp4_tflops = r.number_or("peak_fp4_tflops", 0, 0, 1e6);
-            s.memory_bandwidth_gbps = r.number_or("memory_bandwidth_gbps", 0, 0, 1e7);
+            read_compute_and_links(r, s);
             s.ecc_reserves = r.boolean_or("ecc_reserves", false);
             s.ecc_on = r.boolean_or("ecc_on", false);
             s.ecc_other_id = r.string_or("ecc_other_id", "");

@@ -1,5 +1,6 @@
 #include "vramcalc/catalog_json.hpp"
 
+#include "io/catalog_gpu.hpp"
 #include "vramcalc/layer_stack.hpp"
 
 namespace vramcalc {
@@ -19,8 +20,7 @@ json presets_to_json(const Catalog& c) {
                     {"memory_basis", g.memory_basis}, {"bf16", g.bf16}, {"peak_bf16_tflops", g.peak_bf16_tflops},
                     {"memory_bandwidth_gbps", g.memory_bandwidth_gbps}};
         if (g.memory_torch_bytes > 0) row["memory_torch_bytes"] = g.memory_torch_bytes;
-        if (g.peak_fp8_tflops > 0) row["peak_fp8_tflops"] = g.peak_fp8_tflops;
-        if (g.peak_fp4_tflops > 0) row["peak_fp4_tflops"] = g.peak_fp4_tflops;
+        write_compute_and_links(g, row);  // the other peaks and the links, where the catalog gives them
         if (!g.ecc_other_id.empty()) row["ecc_other_id"] = g.ecc_other_id;
         gpus.push_back(std::move(row));
     }

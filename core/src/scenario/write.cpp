@@ -2,6 +2,7 @@
 // where it applies (defaults written out, for readable links) and wherever it differs from what the
 // reader would fall back to. Bill -> JSON (shared/spec/scenario.md, "Bill").
 #include "enums.hpp"
+#include "io/catalog_gpu.hpp"
 #include "vramcalc/bill_format.hpp"
 #include "rows.hpp"
 #include "vramcalc/scenario_json.hpp"
@@ -30,6 +31,7 @@ void write_gpu(const Scenario& s, json& out, const ScenarioKey&) {
     }
     json g = {{"name", s.gpu.name}, {"memory_bytes", s.gpu.memory_bytes}, {"bf16", s.gpu.bf16}};
     if (!s.gpu.arch.empty()) g["arch"] = s.gpu.arch;
+    write_compute_and_links(s.gpu, g);
     out["gpu"] = g;
 }
 

@@ -63,8 +63,12 @@ StepFlops stack_training_flops(const Scenario& s, double dp) {
     StepFlops st;
     st.tokens = static_cast<double>(s.micro_batch) * static_cast<double>(s.grad_accum) * dp;
     for (const auto& l : s.model.stack->layers) {
-        st.forward += st.tokens * l.flops;
-        st.backward += st.tokens * l.flops * (l.trainable && s.method != Method::lora && s.method != Method::qlora ? 2 : 1);
+        const double fwd = st.tokens * l.flops;
+        const double bwd = fwd * (l.trainable && s.method != Method::lora && s.method != Method::qlora ? 2 : 1);
+        st.forward += fwd;
+        st.backward += bwd;
+        if (l.type.rfind("conv", 0) == 0) st.convs += fwd + bwd;
+        else if (l.type == "linear") st.linears += fwd + bwd;
     }
     return st;
 }
@@ -90,9 +94,17 @@ StepFlops training_flops(const Scenario& s) {
     // are negligible beside the matmuls.
     const double layers_fwd = f.linear_trained + f.linear_frozen + f.adapters + f.attention;
     // Per-op checkpointing runs again the linears it did not keep (wk, wo, w3 in a Llama layer).
-    if (s.checkpointing == Checkpointing::selective_op) st.recompute = st.tokens * (f.linear_trained + f.linear_frozen) * op_checkpoint_recompute_share(m);
-    else if (recomputes_layers(s.checkpointing)) st.recompute = st.tokens * layers_fwd;
-    else if (s.checkpointing == Checkpointing::selective) st.recompute = st.tokens * f.attention;
+    const double linears_fwd = f.linear_trained + f.linear_frozen + f.adapters;
+    st.linears = st.tokens * (linears_fwd + 2 * f.linear_trained + f.linear_frozen + 2 * f.adapters);
+    if (s.checkpointing == Checkpointing::selective_op) {
+        st.recompute = st.tokens * (f.linear_trained + f.linear_frozen) * op_checkpoint_recompute_share(m);
+        st.linears += st.recompute;
+    } else if (recomputes_layers(s.checkpointing)) {
+        st.recompute = st.tokens * layers_fwd;
+        st.linears += st.tokens * linears_fwd;
+    } else if (s.checkpointing == Checkpointing::selective) {
+        st.recompute = st.tokens * f.attention;
+    }
     return st;
 }
 

@@ -9,45 +9,38 @@
 #include "common/format.hpp"
 #include "parallel/layout.hpp"
 #include "time/flops.hpp"
+#include "time/peaks.hpp"
 #include "vramcalc/layer_stack.hpp"
 
 namespace vramcalc::detail {
 namespace {
 
-// Per-direction bandwidth (bytes/s) of the link a collective between this job's GPUs runs over.
-//  - NVLink, from NVIDIA's datasheets (total bidirectional / 2): V100 SXM2 300 GB/s, A100 SXM 600 GB/s,
-//    A800 400 GB/s, H100 SXM / H200 / GH200 / H20 900 GB/s, H800 400 GB/s, B200 1.8 TB/s; AMD MI300X
-//    Infinity Fabric 7 x 128 GB/s (AMD MI300X data sheet).
-//  - PCIe otherwise: Gen4 x16 16 GT/s x 16 lanes = 31.5 GB/s per direction, Gen5 twice that (PCI-SIG).
-//  - Across nodes (more than 8 GPUs): 400 Gb/s per GPU, the RDMA network of torchtitan's benchmarks
-//    (torchtitan docs/performance.md, Grand Teton hosts).
-double link_bytes_per_s(const GpuSpec& g, std::int64_t gpus) {
-    if (gpus > 8) return 50e9;
-    struct L { const char* id; double gbs; };
-    static const L nvlink[] = {{"v100-16gb", 150}, {"v100-32gb", 150}, {"a100-40gb", 300}, {"a100-80gb", 300},
-                               {"a800-80gb", 200}, {"h100-80gb", 450}, {"h100-96gb", 450}, {"h800", 200}, {"h20", 450}, {"h200", 450},
-                               {"gh200", 450}, {"b200", 900}, {"mi300x", 448}};
-    for (const auto& l : nvlink)
-        if (g.id == l.id) return l.gbs * 1e9;
-    const bool gen5 = g.id == "h100-pcie" || g.id == "rtx-5090";
-    return (gen5 ? 63.0 : 31.5) * 1e9;
+// The compute term of a training step. The default MFU is a published share of the dense bf16 peak
+// (default_mfu). It is split into the matmuls at that peak and the rest of the step (pointwise ops, norms,
+// the optimizer, gaps between kernels): rest = executed FLOPs x (1 / (bf16 peak x MFU) - 1 / bf16 peak).
+// The matmuls then run at the peak of the units they use (matmul_rates: FP32 units for fp32 runs, TF32 for
+// their convolutions, FP8 for float8 linears) and the rest stays; for a bf16 run this is exactly executed
+// / (bf16 peak x MFU). The split assumes the bf16 matmuls of the published runs ran at peak, so it gives
+// the non-matmul part its largest share. An MFU the scenario sets is the user's own run's share of the
+// peaks the run uses: compute = matmul time at those peaks / MFU.
+double compute_seconds(const Scenario& s, const StepFlops& f, double mfu) {
+    const MatmulRates r = matmul_rates(s);
+    if (r.reference <= 0 || r.matmul <= 0 || r.linear <= 0 || r.conv <= 0 || mfu <= 0) return 0;
+    const double other = std::max(0.0, f.executed() - f.linears - f.convs);
+    const double matmuls = f.linears / r.linear + f.convs / r.conv + other / r.matmul;
+    if (s.mfu > 0) return matmuls / mfu;
+    return matmuls + f.executed() * (1.0 / (r.reference * mfu) - 1.0 / r.reference);
 }
 
-// CPU offload traffic runs over the host link: PCIe Gen4 x16 (Gen5 for the GPUs above that have it).
-double host_bytes_per_s(const GpuSpec& g) {
-    const bool gen5 = g.arch == "hopper" || g.arch == "blackwell";
-    return (gen5 ? 63.0 : 31.5) * 1e9;
-}
-
-
-void training_speed(const Scenario& s, const Bill& b, Speed& sp) {
+// Returns whether the step's traffic crossed the GPU's PCIe link (collectives without a GPU fabric, offload).
+bool training_speed(const Scenario& s, const Bill& b, Speed& sp) {
+    bool host_link_used = false;
     const StepFlops f = training_flops(s);
     const double gpus = static_cast<double>(std::max<std::int64_t>(1, s.num_gpus));
     sp.flops_per_step = f.executed();
     sp.model_flops_per_step = f.model();
     sp.tokens_per_step = f.tokens;
-    const double rate = peak_flops_per_s(s.gpu) * sp.mfu;
-    sp.compute_s = rate > 0 ? f.executed() / gpus / rate / compile_speedup(s) : 0;
+    sp.compute_s = compute_seconds(s, f, sp.mfu) / gpus / compile_speedup(s);
     // Memory traffic of one GPU per step: the weights read in forward, backward and any recomputation of
     // each micro-batch; saved activations written in forward and read in backward; the optimizer step
     // reading and writing its states, master copy and weights and reading the gradients.
@@ -71,6 +64,7 @@ void training_speed(const Scenario& s, const Bill& b, Speed& sp) {
         if (L.shard_weights) volume = (ranks - 1) / ranks * (2.0 * params16 + grads);
         const double comm = volume / link_bytes_per_s(s.gpu, s.num_gpus);
         sp.communication_s = std::max(0.0, comm - sp.compute_s);
+        if (s.num_gpus <= 8 && s.gpu.gpu_link_gbps <= 0) host_link_used = true;
     }
     // Optimizer offload: the gradients go to the host and the updated 16-bit weights come back every step.
     if (s.offload != Offload::none)
@@ -79,6 +73,7 @@ void training_speed(const Scenario& s, const Bill& b, Speed& sp) {
     // to the GPU for the step and evicts them again, once each way per optimizer step.
     if (b.paged_to_host_bytes > 0)
         sp.offload_s += 2.0 * static_cast<double>(b.paged_to_host_bytes) / host_bytes_per_s(s.gpu);
+    if (sp.offload_s > 0) host_link_used = true;
     // Eager PyTorch training under HF Trainer (hf, deepspeed) issues every kernel from Python: a step takes
     // at least 1.3 ms per layer per forward-equivalent pass (forward 1, backward 2, full recomputation 1)
     // per micro-batch. Fit: Qwen-1-1.8B LoRA with gradient checkpointing at 256 and 512 tokens, 1.0 s per
@@ -97,6 +92,7 @@ void training_speed(const Scenario& s, const Bill& b, Speed& sp) {
         sp.tokens_per_s = f.tokens / sp.step_s;
         sp.tokens_per_s_per_gpu = sp.tokens_per_s / gpus;
     }
+    return host_link_used;
 }
 
 }  // namespace
@@ -140,8 +136,16 @@ void estimate_speed(const Scenario& s, Bill& b) {
     if (s.workload == Workload::train && compile_speedup(s) != 1.0)
         sp.basis += "; torch.compile " + printf_string("%.2f", compile_speedup(s)) + "x faster than eager (torchtitan's ablation)";
     if (s.model.stack) sp.basis = "a layer stack: one token = one sample; " + sp.basis;
-    if (s.workload == Workload::train) training_speed(s, b, sp);
-    else inference_speed(s, b, sp);
+    if (s.workload == Workload::train) {
+        const MatmulRates r = matmul_rates(s);
+        if (!r.text.empty()) sp.basis += "; " + r.text + (s.mfu > 0 ? "" : ", the rest of the step as in a bf16 run");
+        if (!r.missing.empty()) b.warnings.push_back(r.missing);
+        if (training_speed(s, b, sp) && pcie_assumed(s.gpu))
+            b.warnings.push_back("no PCIe generation for " + s.gpu.name + " (gpu.pcie_gen): its host link is taken as PCIe Gen4 x16, "
+                                 "31.5 GB/s per direction, for the step's " + (sp.offload_s > 0 ? "offload traffic" : "collectives"));
+    } else {
+        inference_speed(s, b, sp);
+    }
     // Time for the dataset: training reads dataset_tokens once per epoch at the job's tokens/s; inference
     // generates dataset_tokens at the batch's aggregate decode rate (prefill not counted).
     if (s.dataset_tokens > 0) {
