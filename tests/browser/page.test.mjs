@@ -757,6 +757,39 @@ await check("another tool's config dropped on the page loads the importer then, 
   await p.close();
 });
 
+// Issue 42: input the page refuses is refused on the page, by name and reason, and the scenario stays:
+// a file past the 8 MiB limit, a NUL byte, duplicate keys (the CLI's and the API's checks), and a link too
+// long to share. The JS API's ready rejects when its wasm cannot be fetched.
+await check('files and links the page refuses say why on the page, and vramcalc.ready rejects when its wasm is missing', async () => {
+  const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora&gpu=rtx-4090');
+  await waitSummary(p, t => /GiB/.test(t));
+  const before = await p.evaluate(() => location.hash);
+  const cases = [
+    ['huge.json', '{"model": "gpt2", "pad": "' + 'x'.repeat(9 << 20) + '"}', /huge\.json: is 9\.0 MiB; a config or scenario is at most 8 MiB/],
+    ['nul.json', '{"model": "gpt2"}\u0000{"model": "llama-3.1-8b"}', /nul\.json: holds a NUL byte at offset 17/],
+    ['twice.json', '{"model": "gpt2", "model": "llama-3.1-8b"}', /twice\.json: duplicate key "model"/],
+    ['config.json', '{"model_type": "llama", "hidden_size": 64, "hidden_size": 128}', /config\.json: duplicate key "hidden_size"/],
+  ];
+  for (const [name, text, want] of cases) {
+    await dropFile(p, name, text);
+    const status = await waitStatus(p, t => t.startsWith(name + ': '));
+    assert(want.test(status), `${name}: status "${status.slice(0, 200)}"`);
+    assert(await p.evaluate(() => location.hash) === before, `${name} changed the scenario`);
+  }
+  fs.writeFileSync(path.join(out, 'screenshot-refused-input.png'), await p.screenshot());
+  assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
+  await p.close();
+
+  const q = await browser.newPage();
+  await q.route('**/vramcalc-api.wasm', r => r.fulfill({status: 404, body: 'gone'}));
+  await q.goto(base);
+  const outcome = await q.evaluate(() => Promise.race([
+    window.vramcalc.ready.then(() => 'resolved', e => 'rejected: ' + e.message),
+    new Promise(r => setTimeout(() => r('never settled'), 15000))]));
+  assert(outcome.startsWith('rejected: vramcalc could not start'), 'vramcalc.ready: ' + outcome);
+  await q.close();
+});
+
 await check('a print(model) pasted into the layer-stack editor is converted by the importer module, and the stack is used', async () => {
   // print(nn.Sequential(...)) of a small CNN on 32x32 inputs (tests/unit-torch-repr.cpp converts the same repr).
   const repr = ['Sequential(',
