@@ -184,10 +184,18 @@ TEST_CASE("imports: YAML aliases, documents and sizes are bounded") {
     const auto cycle = import_config("output_dir: out\nx: &c {y: *c}\n", test::catalog());
     REQUIRE_FALSE(cycle.ok());
     CHECK_THAT(first_error(cycle), Catch::Contains("depth limit"));
+    // Long keys repeated by aliases: the paths' text is bounded as well as their count.
+    std::string longkeys = "output_dir: out\n" "a: &a {" + std::string(1000, 'k') + ": 1}\n";
+    for (char c = 'b'; c <= 'e'; ++c) {
+        longkeys += std::string(1, c) + ": &" + c + " {";
+        for (int i = 0; i < 8; ++i) longkeys += (i ? ", " : "") + std::string(300, static_cast<char>('m' + i)) + ": *" + static_cast<char>(c - 1);
+        longkeys += "}\n";
+    }
+    CHECK_THAT(first_error(import_config(longkeys, test::catalog())), Catch::Contains("key limit") || Catch::Contains("size limit"));
     // PyYAML's safe_load refuses a second document.
     const auto two = import_config("output_dir: out\n---\noutput_dir: other\n", test::catalog());
     REQUIRE_FALSE(two.ok());
-    CHECK_THAT(first_error(two), Catch::Contains("line 3") && Catch::Contains("second YAML document"));
+    CHECK_THAT(first_error(two), Catch::Contains("line 2") && Catch::Contains("second YAML document"));
     // More lines than the node limit is refused before yaml-cpp parses it; so is a file over the size limit.
     std::string many = "output_dir: out\n";
     for (int i = 0; i < 10001; ++i) many.append("k").append(std::to_string(i)).append(": 1\n");

@@ -3,14 +3,22 @@
 // text). Expansion happens here, when the graph is walked: a "billion laughs" of nine aliases per level
 // is 974 bytes of text and 10^9 nodes of walk. The walk therefore counts every node it visits and stops
 // at kMaxYamlNodes or kMaxYamlDepth with an error that names the limit.
+#include <algorithm>
+#include <sstream>
 #include <unordered_map>
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "source.hpp"
 
 namespace vramcalc::imports {
 namespace {
+
+// A key's dotted path grows with every level, and an alias repeats a long key or value: the entries' text
+// is bounded too (found by fuzz_import_yaml: 4 KB of aliased long keys made 2 GB of paths).
+constexpr std::size_t kMaxKeyChars = 1024;                       // real dotted paths are under 100
+constexpr std::size_t kMaxEntryBytes = std::size_t{4} << 20;     // the keys and values of all entries
 
 class Walk {
 public:
@@ -38,12 +46,26 @@ public:
             e.kind = Entry::Kind::other;
             e.value = "{...}";
         }
-        if (!path.empty()) out.entries.push_back(std::move(e));
+        if (!path.empty()) return add(std::move(e));
         return true;
     }
 
 private:
     std::size_t visited_ = 0;
+    std::size_t bytes_ = 0;
+
+    bool add(Entry e) {
+        bytes_ += e.key.size() + e.value.size();
+        for (const auto& item : e.items) bytes_ += item.size();
+        if (bytes_ > kMaxEntryBytes) {
+            errors.push_back({"line " + std::to_string(e.line), "the document expands to more than " + std::to_string(kMaxEntryBytes) +
+                                                                    " bytes of keys and values (the size limit; YAML aliases repeat "
+                                                                    "their anchor's text): refused"});
+            return false;
+        }
+        out.entries.push_back(std::move(e));
+        return true;
+    }
 
     bool visit(const YAML::Node& n, int depth) {
         if (++visited_ > kMaxYamlNodes) {
@@ -93,25 +115,62 @@ private:
         for (const auto& kv : n) {
             const std::size_t index = i++;
             const std::string k = kv.first.IsScalar() ? kv.first.Scalar() : "?";
-            const std::string key = path.empty() ? k : path + "." + k;
             const int line = kv.first.Mark().line + 1;
+            if (path.size() + 1 + k.size() > kMaxKeyChars) {
+                errors.push_back({"line " + std::to_string(line), "a key path longer than " + std::to_string(kMaxKeyChars) +
+                                                                      " characters (the key limit; real ones are under 100): refused"});
+                return false;
+            }
+            const std::string key = path.empty() ? k : path + "." + k;
             if (kv.first.IsScalar() && last[k].index != index) {  // an earlier copy: reported, not walked
                 if (!visit(kv.second, depth + 1)) return false;
                 Entry e{.key = key, .value = kv.second.IsScalar() ? kv.second.Scalar() : "{...}", .kind = Entry::Kind::other,
                         .items = {}, .line = line, .has_value = true, .repeated_at = last[k].line};
                 out.repeated.push_back(e);
-                out.entries.push_back(std::move(e));
+                if (!add(std::move(e))) return false;
                 continue;
             }
             if (!node(kv.second, key, kv.second.IsMap() ? 0 : line, depth + 1)) return false;
         }
-        if (count == 0 && !path.empty()) {
-            Entry e{.key = path, .value = "{}", .kind = Entry::Kind::other, .items = {}, .line = n.Mark().line + 1};
-            out.entries.push_back(std::move(e));
-        }
+        if (count == 0 && !path.empty())
+            return add({.key = path, .value = "{}", .kind = Entry::Kind::other, .items = {}, .line = n.Mark().line + 1});
         return true;
     }
 };
+
+// The events of a parse, dropped; the line where the last document started.
+class DocumentStarts : public YAML::EventHandler {
+public:
+    int line = 0;
+    void OnDocumentStart(const YAML::Mark& m) override { line = m.line + 1; }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+};
+
+// The line of a second document, or 0. Parsed event by event and stopped after two documents: yaml-cpp 0.7's
+// LoadAll never ends on some malformed streams (HandleNextDocument keeps returning true without reading on;
+// found by fuzz_import_yaml, which saw it grow a vector of empty documents to 2 GB).
+int second_document_line(const std::string& text) {
+    // Only a line that starts with a document marker ("---", "...") or a directive ("%") can start another.
+    bool marker = false;
+    for (std::size_t at = 0; at < text.size() && !marker; at = text.find('\n', at) + 1) {
+        const std::string_view line = std::string_view(text).substr(at, 3);
+        marker = line == "---" || line == "..." || line.substr(0, 1) == "%";
+        if (text.find('\n', at) == std::string::npos) break;
+    }
+    if (!marker) return 0;
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    DocumentStarts starts;
+    if (!parser.HandleNextDocument(starts)) return 0;
+    return parser.HandleNextDocument(starts) ? std::max(starts.line, 1) : 0;
+}
 
 }  // namespace
 
@@ -130,16 +189,16 @@ Result<YamlEntries> yaml_entries(std::string_view text) {
                                     "configs have a few hundred): refused"});
         return r;
     }
-    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));  // throws YAML::Exception: import.cpp reports it
+    const std::string copy(text);
+    const YAML::Node root = YAML::Load(copy);  // throws YAML::Exception: import.cpp reports it
     // PyYAML's safe_load (how these tools read their YAML) takes one document: a second one after "---" is
     // its ComposerError "expected a single document in the stream".
-    if (docs.size() > 1) {
-        r.errors.push_back({"line " + std::to_string(docs[1].Mark().line + 1),
+    if (const int second = second_document_line(copy); second > 0) {
+        r.errors.push_back({"line " + std::to_string(second),
                             "a second YAML document (after '---'): one config is one document, and the tools refuse more "
                             "(PyYAML's safe_load: \"expected a single document in the stream\")"});
         return r;
     }
-    const YAML::Node root = docs.empty() ? YAML::Node() : docs.front();
     if (!root.IsMap()) {
         r.errors.push_back({"line 1", "expected a command line (vllm serve, python -m sglang.launch_server, llama-server) "
                                       "or a YAML/JSON object of settings"});
