@@ -5,13 +5,15 @@
 # (tests/fuzz/corpus/<target>/).
 # New corpus entries go to build/fuzz-work/ (the committed corpus is only read). Any crash, leak, UB report
 # or broken invariant fails the run and leaves the input in build/fuzz-work/.
-#   bash tools/fuzz.sh [SECONDS] [TARGET...]     targets: config scenario url_state estimate checkpoint checkpoint_index layer_stack
+#   bash tools/fuzz.sh [SECONDS] [TARGET...]     targets: config scenario url_state estimate checkpoint
+#                                                 checkpoint_index layer_stack
+#                                                 import_yaml command_line (the importers: need yaml-cpp)
 # SECONDS 0 means no time limit; VRAMCALC_FUZZ_RUNS=N stops each target after N executions instead
 # (the 10-million-execution campaign: VRAMCALC_FUZZ_RUNS=10000000 bash tools/fuzz.sh 0 estimate).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SECONDS_EACH="${1:-60}"; shift || true
-TARGETS=("$@"); [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(config scenario url_state estimate checkpoint checkpoint_index layer_stack)
+TARGETS=("$@"); [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(config scenario url_state estimate checkpoint checkpoint_index layer_stack import_yaml command_line)
 # VRAMCALC_FUZZ_SAN=fast: the UBSan-only build (cmake/sanitizers-fast.cmake, several times faster; no
 # ASan, so no leak or address checks) for long campaigns; the default is the ASan + UBSan build.
 if [ "${VRAMCALC_FUZZ_SAN:-asan}" = fast ]; then

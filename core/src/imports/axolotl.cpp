@@ -24,10 +24,18 @@ void target_linear(Importer& im, const Entry& e) {
     else if (v) im.ignore(e, "false: lora_target_modules");
 }
 void sequence_len(Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("seq_len", *v, e); }
+// axolotl loads the model in bf16 when bf16 is set (normalize_config: cfg.torch_dtype, utils/config/__init__.py;
+// loaders/model.py passes it as torch_dtype) and the HF Trainer keeps it so; finish_hf_precision undoes it under
+// DeepSpeed or FSDP (fp32 master weights).
 void bf16(Importer& im, const Entry& e) {
     const std::string v = lower(e.value);
-    if (v == "auto" || v == "true") return im.set("precision", "bf16-mixed", e);
+    if (v == "auto" || v == "true") return im.set("precision", "bf16", e, "the model loads in bf16 (cfg.torch_dtype)");
     im.ignore(e, "false");
+}
+void checkpointing(Importer& im, const Entry& e) {
+    const std::string v = lower(e.value);  // "offload" / "unsloth": checkpointed layer inputs kept in host memory
+    if (v == "offload" || v == "unsloth") return im.set("checkpointing", "offload", e, "layer inputs offloaded to CPU memory");
+    if (auto b = im.boolean(e)) im.set("checkpointing", *b ? "full" : "none", e);
 }
 void flash(Importer& im, const Entry& e) {
     if (auto v = im.boolean(e); v && *v) im.set("attention", "flash", e);
@@ -53,11 +61,11 @@ const Rule kAxolotl[] = {
          if (e.kind == Entry::Kind::list) im.set("lora.targets", e.items, e);
          else im.ignore(e, "not a list of module names");
      }},
-    {"sequence_len", sequence_len}, {"micro_batch_size", [](Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("micro_batch", *v, e); }},
+    {"sequence_len", sequence_len}, {"micro_batch_size", read_micro_batch},
     {"gradient_accumulation_steps", [](Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("grad_accum", *v, e); }},
     {"optimizer", read_optimizer}, {"bf16", bf16},
-    {"fp16", [](Importer& im, const Entry& e) { if (auto v = im.boolean(e); v && *v) im.set("precision", "fp16-mixed", e); else if (v) im.ignore(e, "false"); }},
-    {"gradient_checkpointing", [](Importer& im, const Entry& e) { if (auto v = im.boolean(e)) im.set("checkpointing", *v ? "full" : "none", e); }},
+    {"fp16", [](Importer& im, const Entry& e) { if (auto v = im.boolean(e); v && *v) im.set("precision", "fp16", e, "the model loads in fp16"); else if (v) im.ignore(e, "false"); }},
+    {"gradient_checkpointing", checkpointing},
     {"flash_attention", flash}, {"sdp_attention", sdp},
     {"deepspeed", nullptr, "a path to a DeepSpeed JSON: import that file too"},
     {"fsdp", nullptr, kNotModelled}, {"fsdp_config.*", nullptr, kNotModelled},
@@ -80,7 +88,9 @@ const Rule kAxolotl[] = {
 
 void import_axolotl(Importer& im, std::span<const Entry> entries) {
     im.set_default("framework", "hf", "axolotl trains with the HF Trainer");
+    refuse_fp16_with_bf16(im, entries);
     im.apply(entries, {std::span<const Rule>(kAxolotl)});
+    finish_hf_precision(im, entries);
     if (!im.has("method")) im.set_default("method", "full", "no adapter: full fine-tuning");
 }
 

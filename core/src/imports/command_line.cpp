@@ -2,6 +2,7 @@
 // (quotes, backslash-newline continuations, # comments, ;/&&/|/& between commands, redirections), then
 // the first command that runs vllm, sglang or llama.cpp, its flags with their lines.
 #include <cctype>
+#include <unordered_map>
 
 #include "source.hpp"
 
@@ -14,7 +15,12 @@ struct Word {
     bool op = false;  // a command separator or a redirection
 };
 
-std::vector<Word> shell_words(std::string_view t) {
+// Real launch scripts have a few hundred words; the limit keeps any input under 1 MB within 100 ms.
+constexpr std::size_t kMaxWords = 10000;
+
+// `open_quote`: the line of a quote that is never closed (a shell refuses the script), else 0. Stops after
+// kMaxWords + 1 words.
+std::vector<Word> shell_words(std::string_view t, int& open_quote) {
     std::vector<Word> out;
     int line = 1;
     std::string cur;
@@ -25,7 +31,7 @@ std::vector<Word> shell_words(std::string_view t) {
         cur.clear();
         in_word = false;
     };
-    for (std::size_t i = 0; i < t.size(); ++i) {
+    for (std::size_t i = 0; i < t.size() && out.size() <= kMaxWords; ++i) {
         const char c = t[i];
         if (c == '\\' && i + 1 < t.size() && t[i + 1] == '\n') { ++line; ++i; continue; }
         if (c == '\\' && i + 2 < t.size() && t[i + 1] == '\r' && t[i + 2] == '\n') { ++line; i += 2; continue; }
@@ -44,11 +50,13 @@ std::vector<Word> shell_words(std::string_view t) {
         }
         if (!in_word) cur_line = line, in_word = true;
         if (c == '\'' || c == '"') {
+            const int opened = line;
             for (++i; i < t.size() && t[i] != c; ++i) {
                 if (t[i] == '\n') ++line;
                 if (c == '"' && t[i] == '\\' && i + 1 < t.size()) ++i;
                 cur += t[i];
             }
+            if (i >= t.size() && open_quote == 0) open_quote = opened;
             continue;
         }
         cur += c;
@@ -99,6 +107,11 @@ std::vector<Entry> flags_of(const std::vector<Word>& ws, std::size_t from, std::
                 if (c == '_') c = '-';
         out.push_back(std::move(e));
     }
+    // A flag given twice: argparse and llama.cpp's parser keep the last value; the earlier ones say so.
+    std::unordered_map<std::string, std::size_t> last;
+    for (std::size_t i = 0; i < out.size(); ++i) last[out[i].key] = i;
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (last[out[i].key] != i) out[i].repeated_at = out[last[out[i].key]].line;
     return out;
 }
 
@@ -119,10 +132,23 @@ Engine engine_of(const std::vector<Word>& ws, std::size_t from, std::size_t to, 
     return Engine::none;
 }
 
+bool engine_anywhere(const std::vector<Word>& ws) {
+    std::size_t args = 0;
+    return engine_of(ws, 0, ws.size(), args) != Engine::none;
+}
+
 }  // namespace
 
 Result<Imported> import_command_line(std::string_view text, const Catalog& catalog, bool& recognised) {
-    const std::vector<Word> ws = shell_words(text);
+    int open_quote = 0;
+    const std::vector<Word> ws = shell_words(text, open_quote);
+    if (ws.size() > kMaxWords && engine_anywhere(ws)) {
+        recognised = true;
+        Result<Imported> r;
+        r.errors.push_back({"text", "more than " + std::to_string(kMaxWords) + " words (the size limit for a command line; real ones "
+                                    "have a few hundred): refused"});
+        return r;
+    }
     for (std::size_t start = 0; start < ws.size();) {
         std::size_t end = start;
         while (end < ws.size() && !ws[end].op) ++end;
@@ -130,6 +156,13 @@ Result<Imported> import_command_line(std::string_view text, const Catalog& catal
         const Engine eng = engine_of(ws, start, end, args);
         if (eng != Engine::none) {
             recognised = true;
+            if (open_quote > 0) {
+                Result<Imported> r;
+                r.errors.push_back({"line " + std::to_string(open_quote),
+                                    "unbalanced quote at line " + std::to_string(open_quote) +
+                                        ": it is never closed, so a shell refuses the script (and every flag after it would be one word)"});
+                return r;
+            }
             std::vector<Word> positional;
             const auto flags = flags_of(ws, args, end, positional);
             const char* name = eng == Engine::vllm ? "vllm" : eng == Engine::sglang ? "sglang" : "llama.cpp";

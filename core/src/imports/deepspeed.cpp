@@ -36,11 +36,16 @@ void precision(Importer& im, const Entry& e, const char* value) {
     if (auto v = im.boolean(e); v && *v) im.set("precision", value, e, "DeepSpeed keeps fp32 master weights");
     else if (v) im.ignore(e, "false");
 }
+// DeepSpeedConfig._batch_assertion (deepspeed/runtime/config.py @029f12b) asserts both are above 0.
 void micro_batch(Importer& im, const Entry& e) {
-    if (!is_auto(im, e)) if (auto v = im.integer(e)) im.set("micro_batch", *v, e);
+    if (is_auto(im, e)) return;
+    if (auto v = im.integer(e); v && *v < 1) im.refuse(e, "DeepSpeed refuses it (\"Micro batch size per gpu: " + std::to_string(*v) + " has to be greater than 0\")");
+    else if (v) im.set("micro_batch", *v, e);
 }
 void grad_accum(Importer& im, const Entry& e) {
-    if (!is_auto(im, e)) if (auto v = im.integer(e)) im.set("grad_accum", *v, e);
+    if (is_auto(im, e)) return;
+    if (auto v = im.integer(e); v && *v < 1) im.refuse(e, "DeepSpeed refuses it (\"Gradient accumulation steps: " + std::to_string(*v) + " has to be greater than 0\")");
+    else if (v) im.set("grad_accum", *v, e);
 }
 void bucket(Importer& im, const Entry& e) {
     if (is_auto(im, e)) return;
@@ -68,9 +73,11 @@ const Rule kDeepSpeed[] = {
     {"zero_optimization.round_robin_gradients", nullptr, kNotModelled},
     {"zero_optimization.stage3_gather_16bit_weights_on_model_save", nullptr, "saving: after training"},
     {"bf16.enabled", [](Importer& im, const Entry& e) { precision(im, e, "bf16-mixed"); }},
+    {"bfloat16.enabled", [](Importer& im, const Entry& e) { precision(im, e, "bf16-mixed"); }},  // the older spelling
     {"fp16.enabled", [](Importer& im, const Entry& e) { precision(im, e, "fp16-mixed"); }},
     {"fp16.*", nullptr, "loss-scaler settings: no effect on memory"},
     {"bf16.*", nullptr, kNoMemory},
+    {"bfloat16.*", nullptr, kNoMemory},
     {"train_micro_batch_size_per_gpu", micro_batch},
     {"gradient_accumulation_steps", grad_accum},
     {"train_batch_size", nullptr, "micro-batch x accumulation x GPUs: the first two set the bill"},
@@ -82,11 +89,27 @@ const Rule kDeepSpeed[] = {
     {"activation_checkpointing.*", nullptr, kNotModelled},
 };
 
+// DeepSpeedConfig._initialize_params asserts 'bfloat16 and fp16 modes cannot be simultaneously enabled'
+// (deepspeed/runtime/config.py @029f12b); "auto" is the HF Trainer's to fill in, from one of its flags.
+void refuse_two_precisions(Importer& im, std::span<const Entry> entries) {
+    const Entry* on[2] = {nullptr, nullptr};
+    for (const Entry& e : entries) {
+        const std::string v = lower(e.value);
+        const bool enabled = e.repeated_at == 0 && (v == "true" || v == "1");
+        if (enabled && (e.key == "bf16.enabled" || e.key == "bfloat16.enabled")) on[0] = &e;
+        if (enabled && e.key == "fp16.enabled") on[1] = &e;
+    }
+    if (on[0] && on[1])
+        im.refuse(*on[1], "DeepSpeed refuses bf16.enabled (line " + std::to_string(on[0]->line) +
+                              ") with fp16.enabled (\"bfloat16 and fp16 modes cannot be simultaneously enabled\")");
+}
+
 }  // namespace
 
 void import_deepspeed(Importer& im, std::span<const Entry> entries, const std::string& prefix) {
     if (prefix.empty()) im.set_default("framework", "deepspeed", "a DeepSpeed config");
     const auto sizes = im.report_sizes();
+    refuse_two_precisions(im, entries);
     im.apply(entries, {std::span<const Rule>(kDeepSpeed)});
     if (!prefix.empty()) im.prefix_keys_since(sizes, prefix);  // report the keys as the file wrote them
 }

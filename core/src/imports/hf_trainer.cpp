@@ -6,7 +6,6 @@
 namespace vramcalc::imports {
 namespace {
 
-void micro_batch(Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("micro_batch", *v, e); }
 void grad_accum(Importer& im, const Entry& e) {
     if (e.value == "auto") return im.ignore(e, "auto: filled in from the HF Trainer's arguments");
     if (auto v = im.integer(e)) im.set("grad_accum", *v, e);
@@ -15,7 +14,27 @@ void seq_len(Importer& im, const Entry& e) {
     if (e.kind == Entry::Kind::null) return im.ignore(e, "null: no truncation, the longest sample sets the length; set seq_len");
     if (auto v = im.integer(e)) im.set("seq_len", *v, e);
 }
+// The model's own dtype (TRL's ModelConfig torch_dtype/dtype, passed to from_pretrained): the Trainer keeps a
+// 16-bit model so (it never upcasts), so weights, gradients and AdamW states are 16-bit (precision bf16/fp16);
+// the bf16/fp16 flags then only say how it computes. finish_precision undoes it under DeepSpeed or FSDP.
+std::string model_dtype(const Entry& e) {
+    const std::string v = lower(e.value);
+    if (v == "bfloat16" || v == "bf16" || v == "auto") return "bf16";
+    if (v == "float16" || v == "fp16" || v == "half") return "fp16";
+    return "";
+}
+void dtype(Importer& im, const Entry& e) {
+    const std::string p = model_dtype(e);
+    if (p.empty()) return im.ignore(e, "the model loads in fp32: the precision key says how it computes");
+    im.set("precision", p, e, lower(e.value) == "auto" ? "auto: the checkpoint's dtype (bf16 for the presets), kept by the Trainer"
+                                                       : "the model loads in 16 bits and the Trainer keeps it so (no fp32 copy)");
+}
+bool dtype_set(Importer& im) {
+    const std::string p = im.current().scenario.value("precision", "");
+    return p == "bf16" || p == "fp16";
+}
 void bf16(Importer& im, const Entry& e) {
+    if (dtype_set(im)) return im.ignore(e, "the model's dtype (torch_dtype) sets the precision; bf16 autocasts its compute");
     if (lower(e.value) == "auto") return im.set("precision", "bf16-mixed", e, "auto: bf16 where the GPU has it");
     if (auto v = im.boolean(e)) {
         if (*v) im.set("precision", "bf16-mixed", e, "autocast with fp32 master weights (HF Trainer)");
@@ -23,6 +42,7 @@ void bf16(Importer& im, const Entry& e) {
     }
 }
 void fp16(Importer& im, const Entry& e) {
+    if (dtype_set(im)) return im.ignore(e, "the model's dtype (torch_dtype) sets the precision; fp16 autocasts its compute");
     if (auto v = im.boolean(e)) {
         if (*v) im.set("precision", "fp16-mixed", e, "autocast with fp32 master weights and a loss scaler");
         else im.ignore(e, "false: the precision comes from bf16 or the model's dtype");
@@ -104,7 +124,7 @@ const char* kSchedule = "the optimisation schedule: no effect on memory";
 const char* kLogging = "logging, saving and evaluation: no effect on the training step's memory";
 
 const Rule kHf[] = {
-    {"per_device_train_batch_size", micro_batch},
+    {"per_device_train_batch_size", read_micro_batch},
     {"gradient_accumulation_steps", grad_accum},
     {"bf16", bf16},
     {"fp16", fp16},
@@ -133,8 +153,10 @@ const Rule kHf[] = {
     {"use_vllm", use_vllm},
     {"vllm_mode", vllm_mode},
     {"vllm_gpu_memory_utilization", vllm_share},
-    {"torch_dtype", nullptr, "the dtype the model loads in: the precision key says how it trains"},
-    {"dtype", nullptr, "the dtype the model loads in: the precision key says how it trains"},
+    {"torch_dtype", dtype},
+    {"dtype", dtype},
+    {"model_init_kwargs.torch_dtype", dtype},
+    {"model_init_kwargs.dtype", dtype},
     {"tf32", nullptr, "TF32 matmuls: no effect on memory"},
     {"per_device_eval_batch_size", nullptr, "evaluation: the bill is the training step"},
     {"learning_rate", nullptr, kSchedule}, {"lr_scheduler_type", nullptr, kSchedule}, {"warmup_ratio", nullptr, kSchedule},
@@ -169,6 +191,14 @@ std::string optimizer_from_name(std::string_view name) {
     return "";
 }
 
+void read_micro_batch(Importer& im, const Entry& e) {
+    const auto v = im.integer(e);
+    if (!v) return;
+    // The Trainer's DataLoader builds a BatchSampler, which raises on a size below 1 (torch/utils/data/sampler.py).
+    if (*v < 1) return im.refuse(e, "torch's DataLoader refuses it (\"batch_size should be a positive integer value\")");
+    im.set("micro_batch", *v, e);
+}
+
 void read_optimizer(Importer& im, const Entry& e) {
     const std::string o = optimizer_from_name(e.value);
     if (o.empty()) return im.ignore(e, "an optimizer the bill does not model (adamw assumed)");
@@ -183,6 +213,31 @@ void read_optimizer(Importer& im, const Entry& e) {
 
 std::span<const Rule> hf_training_argument_rules() { return kHf; }
 
+// DeepSpeed (its bf16 section) and FSDP's mixed precision (accelerate upcasts the parameters) keep fp32 master
+// weights of a 16-bit model: back to *-mixed.
+void finish_hf_precision(Importer& im, std::span<const Entry> entries) {
+    if (!dtype_set(im)) return;
+    for (const Entry& e : entries)
+        if ((e.key == "deepspeed" || e.key.rfind("deepspeed.", 0) == 0 || e.key == "fsdp") && lower(e.value) != "false" && !e.value.empty()) {
+            const std::string p = im.current().scenario.value("precision", "") + "-mixed";
+            return im.set_default("precision", p, "DeepSpeed or FSDP keeps fp32 master weights of the 16-bit model");
+        }
+}
+
+// TrainingArguments.__post_init__ (transformers/training_args.py) raises on both.
+void refuse_fp16_with_bf16(Importer& im, std::span<const Entry> entries) {
+    const Entry* on[2] = {nullptr, nullptr};
+    for (const Entry& e : entries) {
+        const std::string v = lower(e.value);
+        if (e.repeated_at != 0 || (v != "true" && v != "1")) continue;
+        if (e.key == "bf16") on[0] = &e;
+        if (e.key == "fp16") on[1] = &e;
+    }
+    if (on[0] && on[1])
+        im.refuse(*on[1], "the HF Trainer refuses fp16 with bf16 (line " + std::to_string(on[0]->line) +
+                              "): \"At most one of fp16 and bf16 can be True, but not both\"");
+}
+
 void import_hf_trainer(Importer& im, std::span<const Entry> entries) {
     im.set_default("framework", "hf", "the HF Trainer (TRL's trainers extend it)");
     // `deepspeed` may hold the DeepSpeed config itself (TrainingArguments accepts a dict): read with its rules.
@@ -195,8 +250,10 @@ void import_hf_trainer(Importer& im, std::span<const Entry> entries) {
             own.push_back(e);
         }
     }
+    refuse_fp16_with_bf16(im, own);
     im.apply(own, {hf_training_argument_rules()});
     if (!ds.empty()) import_deepspeed(im, ds, "deepspeed.");
+    finish_hf_precision(im, entries);
 }
 
 }  // namespace vramcalc::imports

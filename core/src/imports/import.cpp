@@ -10,53 +10,11 @@ namespace vramcalc {
 namespace imports {
 namespace {
 
-// Flattens a YAML node into dotted-path entries; lists of scalars stay one entry.
-void flatten(const YAML::Node& n, const std::string& path, std::vector<Entry>& out, int depth) {
-    Entry e;
-    e.key = path;
-    e.line = n.Mark().line + 1;
-    if (n.IsMap() && depth < 32) {
-        for (const auto& kv : n) {
-            const std::string k = kv.first.IsScalar() ? kv.first.Scalar() : "?";
-            flatten(kv.second, path.empty() ? k : path + "." + k, out, depth + 1);
-            if (path.empty() && !out.empty() && kv.second.IsNull()) out.back().line = kv.first.Mark().line + 1;
-        }
-        if (n.size() == 0 && !path.empty()) {
-            e.kind = Entry::Kind::other;
-            e.value = "{}";
-            out.push_back(e);
-        }
-        return;
-    }
-    if (n.IsNull() || !n.IsDefined()) {
-        e.kind = Entry::Kind::null;
-        e.value = "null";
-    } else if (n.IsScalar()) {
-        e.value = n.Scalar();
-        if (n.Tag() == "?" && (e.value == "~" || e.value == "null" || e.value == "Null" || e.value == "NULL")) {
-            e.kind = Entry::Kind::null;
-        }
-    } else if (n.IsSequence()) {
-        e.kind = Entry::Kind::list;
-        for (const auto& item : n) {
-            if (!item.IsScalar()) {
-                e.kind = Entry::Kind::other;
-                e.items.clear();
-                break;
-            }
-            e.items.push_back(item.Scalar());
-        }
-        e.value = e.kind == Entry::Kind::list ? "[list]" : "[...]";
-    } else {
-        e.kind = Entry::Kind::other;
-        e.value = "{...}";
-    }
-    if (!path.empty()) out.push_back(std::move(e));
-}
-
 bool has_key(const std::vector<Entry>& es, std::string_view key) {
-    for (const auto& e : es)
-        if (e.key == key || e.key.rfind(std::string(key) + ".", 0) == 0) return true;
+    for (const auto& e : es) {
+        const std::string_view k = e.key;
+        if (k.substr(0, key.size()) == key && (k.size() == key.size() || k[key.size()] == '.')) return true;
+    }
     return false;
 }
 
@@ -82,15 +40,26 @@ std::string key_on_line(std::string_view text, int line) {
     return a == std::string::npos ? "" : s.substr(a, b - a + 1);
 }
 
+// DeepSpeed reads its JSON with object_pairs_hook=dict_raise_error_on_duplicate_keys (deepspeed/runtime/
+// config.py, config_utils.py @029f12b): a key written twice in any object refuses the file.
+Result<Imported> deepspeed_duplicates(const std::vector<Entry>& repeated) {
+    Result<Imported> r;
+    std::string keys;
+    for (const auto& e : repeated) keys += (keys.empty() ? "'" : ", '") + e.key + "'";
+    r.errors.push_back({where(repeated.front()),
+                        "Duplicate keys in DeepSpeed config: [" + keys + "] (DeepSpeed refuses a config with a key written twice)"});
+    return r;
+}
+
 Result<Imported> import_document(std::string_view text, const Catalog& catalog) {
     if (json_nesting_depth(text) > kMaxJsonDepth) {
         Result<Imported> r;
         r.errors.push_back({"text", "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels (real configs nest 3-4)"});
         return r;
     }
-    YAML::Node root;
+    Result<YamlEntries> doc;
     try {
-        root = YAML::Load(std::string(text));
+        doc = yaml_entries(text);
     } catch (const YAML::Exception& ex) {
         const int line = ex.mark.line + 1;
         const std::string key = key_on_line(text, line);
@@ -99,14 +68,12 @@ Result<Imported> import_document(std::string_view text, const Catalog& catalog) 
                             "not valid YAML or JSON: " + ex.msg});
         return r;
     }
-    if (!root.IsMap()) {
+    if (!doc.ok()) {
         Result<Imported> r;
-        r.errors.push_back({"line 1", "expected a command line (vllm serve, python -m sglang.launch_server, llama-server) "
-                                      "or a YAML/JSON object of settings"});
+        r.errors = std::move(doc.errors);
         return r;
     }
-    std::vector<Entry> es;
-    flatten(root, "", es, 0);
+    const std::vector<Entry>& es = doc->entries;
     struct Format {
         const char* name;
         bool (*is)(const std::vector<Entry>&);
@@ -132,6 +99,7 @@ Result<Imported> import_document(std::string_view text, const Catalog& catalog) 
     };
     for (const auto& f : kFormats)
         if (f.is(es)) {
+            if (std::string_view(f.name) == "deepspeed" && !doc->repeated.empty()) return deepspeed_duplicates(doc->repeated);
             Importer im(f.name, catalog);
             // Every settings-file format here configures training (the servers are command lines).
             im.set_default("workload", "train", std::string(f.name) + " configs set up training");

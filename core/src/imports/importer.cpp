@@ -5,6 +5,7 @@
 
 #include "source.hpp"
 #include "vramcalc/json_text.hpp"
+#include "vramcalc/scenario_keys.hpp"
 
 namespace vramcalc::imports {
 
@@ -71,6 +72,11 @@ void Importer::apply(std::span<const Entry> entries, std::initializer_list<std::
                 }
             if (hit) break;
         }
+        if (e.repeated_at > 0) {  // argparse, llama.cpp's parser, PyYAML and json all keep the last value
+            ignore(e, "repeated: the value on line " + std::to_string(e.repeated_at) + " counts (the last one wins)");
+            warn(e, "written again on line " + std::to_string(e.repeated_at) + ", which counts (the last one wins)");
+            continue;
+        }
         if (!hit) out_.report.unknown.push_back(key_of(e));
         else if (hit->handler) hit->handler(*this, e);
         else ignore(e, hit->why);
@@ -78,6 +84,15 @@ void Importer::apply(std::span<const Entry> entries, std::initializer_list<std::
 }
 
 void Importer::set(const std::string& target, json value, const Entry& e, std::string note) {
+    const ScenarioKey* row = find_scenario_key(target);
+    if (row && (row->type == KeyType::integer || row->type == KeyType::number) && value.is_number() &&
+        (value.get<double>() < row->min || value.get<double>() > row->max)) {
+        auto text = [&](double v) { return row->type == KeyType::integer ? std::to_string(static_cast<std::int64_t>(v)) : json(v).dump(); };
+        const std::string range = text(row->min) + " to " + text(row->max);
+        ignore(e, "out of range for " + target + " (allowed: " + range + "): not used");
+        warn(e, value.dump() + " is out of range for " + target + " (allowed: " + range + "): not used");
+        return;
+    }
     node_at(out_.scenario, target) = std::move(value);
     ImportedKey k = key_of(e);
     k.target = target;
@@ -108,10 +123,20 @@ void Importer::prefix_keys_since(const std::array<std::size_t, 3>& sizes, const 
 
 bool Importer::has(const std::string& target) const { return node_exists(out_.scenario, target); }
 
+std::string where(const Entry& e) { return "line " + std::to_string(e.line) + ", key " + e.key; }
+
 void Importer::error(const Entry& e, const std::string& expected) {
-    errors_.push_back({"line " + std::to_string(e.line) + ", key " + e.key,
-                       "got '" + e.value + "', expected " + expected});
+    errors_.push_back({where(e), "got '" + e.value + "', expected " + expected});
 }
+
+void Importer::note(std::string text) { out_.report.notes.push_back(std::move(text)); }
+
+void Importer::warn(const Entry& e, const std::string& text) {
+    warnings_.push_back(where(e) + ": " + text);
+    note("warning: " + warnings_.back());
+}
+
+void Importer::refuse(const Entry& e, const std::string& why) { errors_.push_back({where(e), "got '" + e.value + "': " + why}); }
 
 namespace {
 
@@ -162,6 +187,7 @@ void Importer::model(const Entry& e, const std::string& name) {
 Result<Imported> Importer::finish() {
     Result<Imported> r;
     r.errors = errors_;
+    r.warnings = warnings_;
     if (errors_.empty()) r.value = out_;
     return r;
 }

@@ -1,6 +1,7 @@
 // llama-server / llama-cli flags (llama.cpp common/arg.cpp) onto the llama.cpp framework's keys. The
 // weights' format comes from the GGUF file's quantisation tag (Q4_K_M, Q8_0, ...) in the file or repo name.
 #include <array>
+#include <limits>
 
 #include "serving.hpp"
 
@@ -29,13 +30,32 @@ void model_file(Importer& im, const Entry& e) {
 void context(Importer& im, const Entry& e) {
     const auto v = token_count(im, e);
     if (!v) return;
+    if (*v > std::numeric_limits<int>::max() || *v < std::numeric_limits<int>::min())
+        return im.refuse(e, "llama.cpp refuses it (std::stoi: out of the range of int)");
     if (*v == 0) return im.ignore(e, "0 = the model's training context: the bill's n_ctx default applies, set n_ctx to it");
     im.set("n_ctx", *v, e);
 }
 
+// llama.cpp reads these counts with std::stoi (common/arg.cpp): a value outside int refuses the command.
+std::optional<std::int64_t> int_arg(Importer& im, const Entry& e) {
+    const auto v = im.integer(e);
+    if (v && (*v > std::numeric_limits<int>::max() || *v < std::numeric_limits<int>::min())) {
+        im.refuse(e, "llama.cpp refuses it (std::stoi: out of the range of int)");
+        return std::nullopt;
+    }
+    return v;
+}
+
+// -ngl: 'auto' is -1 (llama.cpp fits the layers to free memory; the bill puts every layer on the GPU), 'all' -2;
+// llama.h: "a negative value means all layers" (llama_model::n_gpu_layers() reads any negative count so).
 void gpu_layers(Importer& im, const Entry& e) {
-    if (lower(e.value) == "all" || lower(e.value) == "auto") return im.set("n_gpu_layers", -1, e, "every layer");
-    if (auto v = im.integer(e)) im.set("n_gpu_layers", *v >= 100000 ? -1 : *v, e, "more than the model's layers = every layer");
+    const std::string v = lower(e.value);
+    if (v == "all" || v == "auto") return im.set("n_gpu_layers", -1, e, "every layer");
+    const auto n = int_arg(im, e);
+    if (!n) return;
+    if (*n < -2) im.warn(e, "a negative layer count other than -1 (auto) or -2 (all): llama.cpp's loader reads it as every layer");
+    if (*n < 0) return im.set("n_gpu_layers", -1, e, "negative: every layer");
+    im.set("n_gpu_layers", *n >= 100000 ? -1 : *n, e, "more than the model's layers = every layer");
 }
 
 void cache_type_v(Importer& im, const Entry& e) {
@@ -54,8 +74,8 @@ const Rule kLlamaCpp[] = {
     {"--hf-file", model_file}, {"-hff", model_file},
     {"-c", context}, {"--ctx-size", context},
     {"-ngl", gpu_layers}, {"--n-gpu-layers", gpu_layers}, {"--gpu-layers", gpu_layers},
-    {"-ub", [](Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("n_ubatch", *v, e); }},
-    {"--ubatch-size", [](Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("n_ubatch", *v, e); }},
+    {"-ub", [](Importer& im, const Entry& e) { if (auto v = int_arg(im, e)) im.set("n_ubatch", *v, e); }},
+    {"--ubatch-size", [](Importer& im, const Entry& e) { if (auto v = int_arg(im, e)) im.set("n_ubatch", *v, e); }},
     {"-ctk", read_kv_dtype}, {"--cache-type-k", read_kv_dtype},
     {"-ctv", cache_type_v}, {"--cache-type-v", cache_type_v},
     {"-fa", flash_attention}, {"--flash-attn", flash_attention},

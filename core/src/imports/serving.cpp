@@ -1,7 +1,13 @@
 // The serving importers' shared flags and values.
 #include "serving.hpp"
+#include "vramcalc/scenario_keys.hpp"
 
 namespace vramcalc::imports {
+
+namespace {
+// The most data-parallel replicas counted, and the most GPUs: the scenario's num_gpus range (scenario/keys.cpp).
+std::int64_t max_gpus() { return static_cast<std::int64_t>(find_scenario_key("num_gpus")->max); }
+}  // namespace
 
 std::optional<std::int64_t> token_count(Importer& im, const Entry& e) {
     Entry n = e;
@@ -48,7 +54,14 @@ void read_dtype(Importer& im, const Entry& e) {
 }
 
 void read_data_parallel(Importer& im, const Entry& e) {
-    if (im.integer(e)) im.ignore(e, "data-parallel replicas: each GPU holds one replica's bill; counted in num_gpus");
+    const auto v = im.integer(e);
+    if (!v) return;
+    if (*v < 1 || *v > max_gpus()) {
+        im.ignore(e, "out of range for data-parallel replicas (allowed: 1 to " + std::to_string(max_gpus()) + "): not counted");
+        return im.warn(e, std::to_string(*v) + " data-parallel replicas is out of range (allowed: 1 to " +
+                              std::to_string(max_gpus()) + "): not counted in num_gpus");
+    }
+    im.ignore(e, "data-parallel replicas: each GPU holds one replica's bill; counted in num_gpus");
 }
 
 std::span<const Rule> server_common_rules() {
@@ -67,14 +80,17 @@ void finish_gpu_count(Importer& im, std::span<const Entry> flags, std::initializ
             if (f.key == name) {
                 char* end = nullptr;
                 const long long v = std::strtoll(f.value.c_str(), &end, 10);
-                if (end && *end == '\0' && v > 0) dp = v;
+                if (end && *end == '\0' && v > 0 && v <= max_gpus()) dp = v;
             }
     const Imported& cur = im.current();
     auto degree = [&](const char* k) {
         return cur.scenario.contains(k) && cur.scenario[k].is_number_integer() ? cur.scenario[k].get<std::int64_t>() : 1;
     };
+    // tp and pp are in the scenario's range (at most 4096 each: Importer::set), dp at most max_gpus().
     const std::int64_t gpus = degree("tp") * degree("pp") * dp;
-    if (gpus > 1) im.set_default("num_gpus", gpus, "tp x pp x data-parallel replicas");
+    if (gpus > max_gpus()) im.note("warning: tp x pp x data-parallel replicas = " + std::to_string(gpus) + " GPUs: more than the "
+                                     "scenario takes (" + std::to_string(max_gpus()) + "); num_gpus not set");
+    else if (gpus > 1) im.set_default("num_gpus", gpus, "tp x pp x data-parallel replicas");
 }
 
 }  // namespace vramcalc::imports

@@ -27,6 +27,7 @@ struct Entry {
     std::vector<std::string> items;  // Kind::list: the scalar items
     int line = 0;
     bool has_value = true;           // command-line flags: false when none followed
+    int repeated_at = 0;             // the same key again on this line, and that one counts (0: not repeated)
 };
 
 class Importer;
@@ -51,12 +52,18 @@ public:
     // Applies the first matching rule of `tables` (in order) to each entry; no rule: unknown.
     void apply(std::span<const Entry> entries, std::initializer_list<std::span<const Rule>> tables);
 
-    // Sets scenario key `target` ("lora.rank", "rlhf.rollout.tp") from entry `e` and records it as read.
+    // Sets scenario key `target` ("lora.rank", "rlhf.rollout.tp") from entry `e` and records it as read. A number
+    // outside the scenario key's range (scenario_keys.hpp) is not set: it is reported as ignored, with a warning.
     void set(const std::string& target, json value, const Entry& e, std::string note = "");
     // Sets a key without an entry of its own (a default of the importing tool), recorded as a note.
     void set_default(const std::string& target, json value, const std::string& why);
     void ignore(const Entry& e, std::string why);
-    void note(std::string text) { out_.report.notes.push_back(std::move(text)); }
+    void note(std::string text);
+    // A value the tool would take but the scenario cannot (out of range, repeated): a note starting
+    // "warning:" that names the line and the key (every front end shows the notes), and a warning of the result.
+    void warn(const Entry& e, const std::string& text);
+    // A value the tool itself refuses: an error naming the line and the key, and `why` in the tool's words.
+    void refuse(const Entry& e, const std::string& why);
     bool has(const std::string& target) const;
 
     // Typed values of `e`; a wrong type is an error naming the line and the key (nullopt).
@@ -81,6 +88,7 @@ private:
     const Catalog& catalog_;
     Imported out_;
     Problems errors_;
+    std::vector<std::string> warnings_;
 };
 
 // A boolean entry set as the scenario key `key` (an unreadable value is reported by Importer::boolean).
@@ -94,6 +102,25 @@ std::string match_model_preset(std::string_view name, const Catalog& catalog);
 // Lower case, ASCII.
 std::string lower(std::string_view s);
 json import_to_json_keys(const std::vector<ImportedKey>& keys);
+
+// Where a report names a key: "line 3, key --tp".
+std::string where(const Entry& e);
+
+// A YAML/JSON document as entries (yaml_tree.cpp): map keys flattened to dotted paths, lists of scalars kept
+// as one entry, a key repeated in one map reported once per earlier copy (repeated_at: the copy that counts).
+// Aliases make shared subtrees that a walk expands: the walk visits at most kMaxYamlNodes values and
+// kMaxYamlDepth levels, else an error names the limit. Real configs hold a few hundred values; the limit keeps
+// any input under 1 MB within 100 ms (yaml-cpp parses about 2 us per value, the import about 4 us per key), and
+// a text with more lines and commas than the limit is refused before yaml-cpp parses it.
+inline constexpr std::size_t kMaxYamlNodes = 10000;
+// yaml-cpp scans a plain scalar at about 16 MB/s: a settings file (real ones are under 20 KB) is at most this long.
+inline constexpr std::size_t kMaxYamlBytes = std::size_t{256} << 10;
+inline constexpr int kMaxYamlDepth = 64;
+struct YamlEntries {
+    std::vector<Entry> entries;
+    std::vector<Entry> repeated;  // the earlier copies of keys written twice in one map (also in entries)
+};
+Result<YamlEntries> yaml_entries(std::string_view text);
 
 // Importers, one per source format (one file each).
 Result<Imported> import_command_line(std::string_view text, const Catalog& catalog, bool& recognised);
@@ -114,5 +141,11 @@ std::span<const Rule> hf_training_argument_rules();
 std::string optimizer_from_name(std::string_view name);
 // The handler of such a key: sets `optimizer`, or reports a name the bill does not model.
 void read_optimizer(Importer& im, const Entry& e);
+// A 16-bit model (torch_dtype) trains without an fp32 copy unless DeepSpeed or FSDP adds one (hf_trainer.cpp).
+void finish_hf_precision(Importer& im, std::span<const Entry> entries);
+// transformers' TrainingArguments raises "At most one of fp16 and bf16 can be True, but not both".
+void refuse_fp16_with_bf16(Importer& im, std::span<const Entry> entries);
+// A per-GPU batch size fed to torch's DataLoader (HF, axolotl, torchtune): below 1 is refused as torch does.
+void read_micro_batch(Importer& im, const Entry& e);
 
 }  // namespace vramcalc::imports

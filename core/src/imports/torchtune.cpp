@@ -81,7 +81,7 @@ const Rule kTorchtune[] = {
     {"model.lora_rank", [](Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("lora.rank", *v, e); }},
     {"model.lora_alpha", [](Importer& im, const Entry& e) { if (auto v = im.number(e)) im.set("lora.alpha", *v, e); }},
     {"model.lora_dropout", [](Importer& im, const Entry& e) { if (auto v = im.number(e)) im.set("lora.dropout", *v, e); }},
-    {"batch_size", [](Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("micro_batch", *v, e); }},
+    {"batch_size", read_micro_batch},
     {"gradient_accumulation_steps", [](Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("grad_accum", *v, e); }},
     {"tokenizer.max_seq_len", [](Importer& im, const Entry& e) {
          if (e.kind == Entry::Kind::null) return im.ignore(e, "null: the longest sample sets the length; set seq_len");
