@@ -1,7 +1,6 @@
 #include "vramcalc/json_text.hpp"
 
 #include <algorithm>
-#include <set>
 #include <vector>
 
 namespace vramcalc {
@@ -33,55 +32,71 @@ std::string shown_key(const std::string& key) {
     return key.size() > 60 ? out + "..." : out;
 }
 
-// A SAX pass over the text that finds the first object with the same key twice and keeps the syntax error
-// nlohmann reports (handed to parse_error, never thrown: the page's wasm is built without exception
-// handling). It runs before the DOM parse instead of as the DOM parser's callback: nlohmann 3.11's callback
-// parser scans the parent container for discarded values each time an object ends
-// (json_sax_dom_callback_parser::end_object), which made a container of n objects cost n^2 (240 KB of
-// valid JSON took 2.1 s in the CLI, issue 42). Both passes are linear.
-struct JsonCheck {
+// The DOM built in one SAX pass that also refuses an object with the same key twice (nlohmann keeps the
+// last silently) and keeps the syntax error nlohmann reports (handed to parse_error, never thrown: the
+// page's wasm is built without exception handling). Not nlohmann's callback parser: it rescans the parent
+// container for discarded values each time an object ends (json_sax_dom_callback_parser::end_object), so a
+// container of n objects cost n^2 (240 KB of valid JSON took 2.1 s in the CLI, issue 42). A duplicate is
+// the key already present in the object being built: no set of keys beside it.
+struct CheckedDom {
     using json = nlohmann::json;
-    struct Open {
-        std::set<std::string> keys;
-        std::string path;     // dotted path of this object ("" at the top, "lora", "model")
-        std::string pending;  // the key whose value is being parsed
-        bool is_object = true;
-    };
-    std::vector<Open> stack;
-    std::string duplicate;  // "lora.rank", empty: none
-    std::string error;      // nlohmann's reason, empty: the text parses
+    json root;
+    std::vector<json*> stack;          // the open objects and arrays
+    std::vector<std::string> keys;     // per open container: the key whose value is being read ("" in arrays)
+    json* pending = nullptr;           // where the next value goes inside an object
+    std::string duplicate;             // "lora.rank", empty: none
+    std::string error;                 // nlohmann's reason, empty: the text parses
 
-    std::string child_path() const {
-        if (stack.empty()) return "";
-        const Open& top = stack.back();
-        if (!top.is_object) return top.path + "[]";
-        return top.path.empty() ? top.pending : top.path + "." + top.pending;
+    json* place(json&& v) {
+        if (stack.empty()) {
+            root = std::move(v);
+            return &root;
+        }
+        json& top = *stack.back();
+        if (top.is_array()) {
+            top.get_ref<json::array_t&>().push_back(std::move(v));
+            return &top.get_ref<json::array_t&>().back();
+        }
+        *pending = std::move(v);
+        return pending;
     }
-    bool open(bool is_object) {
-        stack.push_back({{}, child_path(), {}, is_object});
+    bool value(json&& v) {
+        place(std::move(v));
         return true;
     }
+    bool null() { return value(nullptr); }
+    bool boolean(bool b) { return value(b); }
+    bool number_integer(json::number_integer_t v) { return value(v); }
+    bool number_unsigned(json::number_unsigned_t v) { return value(v); }
+    bool number_float(json::number_float_t v, const json::string_t&) { return value(v); }
+    bool string(json::string_t& v) { return value(std::move(v)); }
+    bool binary(json::binary_t& v) { return value(json::binary(std::move(v))); }
+    bool open(json&& empty) {
+        stack.push_back(place(std::move(empty)));
+        keys.emplace_back();
+        return true;
+    }
+    bool start_object(std::size_t) { return open(json::object()); }
+    bool start_array(std::size_t) { return open(json::array()); }
     bool close() {
-        if (!stack.empty()) stack.pop_back();
+        stack.pop_back();
+        keys.pop_back();
         return true;
     }
-    bool null() { return true; }
-    bool boolean(bool) { return true; }
-    bool number_integer(json::number_integer_t) { return true; }
-    bool number_unsigned(json::number_unsigned_t) { return true; }
-    bool number_float(json::number_float_t, const json::string_t&) { return true; }
-    bool string(json::string_t&) { return true; }
-    bool binary(json::binary_t&) { return true; }
-    bool start_object(std::size_t) { return open(true); }
     bool end_object() { return close(); }
-    bool start_array(std::size_t) { return open(false); }
     bool end_array() { return close(); }
     bool key(json::string_t& k) {
-        if (stack.empty()) return true;
-        Open& top = stack.back();
-        top.pending = k;
-        if (!top.keys.insert(k).second && duplicate.empty())
-            duplicate = shown_key(top.path.empty() ? k : top.path + "." + k);
+        auto& object = stack.back()->get_ref<json::object_t&>();
+        auto [it, fresh] = object.try_emplace(k);
+        if (!fresh) {
+            std::string path;  // "lora", "layers[]": the containers this object sits in
+            for (std::size_t i = 0; i + 1 < stack.size(); ++i)
+                path += stack[i]->is_array() ? std::string("[]") : (path.empty() ? "" : ".") + keys[i];
+            duplicate = shown_key(path.empty() ? k : path + "." + k);
+            return false;  // the first duplicate is the answer: stop reading
+        }
+        keys.back() = k;
+        pending = &it->second;
         return true;
     }
     bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
@@ -108,12 +123,12 @@ std::optional<nlohmann::json> parse_json_text(std::string_view text, std::string
         why = "not valid JSON here: nests deeper than " + std::to_string(kMaxJsonDepth) + " levels";
         return std::nullopt;
     }
-    JsonCheck check;
-    if (!nlohmann::json::sax_parse(text.begin(), text.end(), &check)) {
+    CheckedDom dom;
+    if (!nlohmann::json::sax_parse(text.begin(), text.end(), &dom) && dom.duplicate.empty()) {
         // nlohmann's reason ("parse error at line 1, column 36: syntax error while parsing value - invalid
         // literal; last read: ..."), shown without its tag and with non-ASCII bytes as '?' (the text it
         // quotes may be the invalid UTF-8 being reported).
-        std::string reason = check.error.empty() ? std::string("unreadable") : check.error;
+        std::string reason = dom.error.empty() ? std::string("unreadable") : dom.error;
         if (const auto tag = reason.find("] "); reason.rfind("[json.exception.", 0) == 0 && tag != std::string::npos)
             reason.erase(0, tag + 2);
         for (auto& c : reason)
@@ -122,16 +137,11 @@ std::optional<nlohmann::json> parse_json_text(std::string_view text, std::string
         why = "not valid JSON (" + reason + ")";
         return std::nullopt;
     }
-    if (!check.duplicate.empty()) {
-        why = "duplicate key \"" + check.duplicate + "\": each key may appear once in an object (which one was meant?)";
+    if (!dom.duplicate.empty()) {
+        why = "duplicate key \"" + dom.duplicate + "\": each key may appear once in an object (which one was meant?)";
         return std::nullopt;
     }
-    auto j = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) {  // the SAX pass accepted the text, so this does not happen; never a silent null
-        why = "not valid JSON";
-        return std::nullopt;
-    }
-    return j;
+    return std::move(dom.root);
 }
 
 nlohmann::json problems_to_json(const Problems& problems) {
