@@ -76,11 +76,12 @@ struct LayerStack {
 
 // Limits that keep absurd input from exhausting memory or the stack.
 inline constexpr int kMaxStackDepth = 16;          // nested blocks
-// Layers after expanding every repeat. The largest real stack we ship is SD 1.5's UNet at 693; 10,000 leaves
+// Layers after expanding every repeat. The largest real stack we ship is SD 1.5's UNet at 693; 5,000 leaves
 // room for SDXL-size UNets and 1000-layer ResNets. At 100,000 a 100-byte stack (one block repeated) cost the
-// page 2.6-3.3 s of main thread on every change, since each estimate walks every layer (issue 42); at
-// 10,000 a bill with its solvers takes 0.6 ms natively (vramcalc bench).
-inline constexpr i64 kMaxStackLayers = 10000;
+// page 2.6-3.3 s of main thread on every change, since each estimate walks every layer and the advisor
+// reads the scenario again for each change it tries (issue 42). At 5,000, with the last stack read kept
+// (scenario/read.cpp), a change's bill, catalog, advice and curves take about 40 ms natively.
+inline constexpr i64 kMaxStackLayers = 5000;
 inline constexpr i64 kMaxDimension = i64{1} << 31; // any size or hyper-parameter
 
 Result<LayerStack> layer_stack_from_json(const nlohmann::json& j, const std::string& field_prefix = "");
