@@ -8,12 +8,15 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "vramcalc/bill.hpp"
-#include "vramcalc/catalog.hpp"
 #include "vramcalc/diagnostics.hpp"
 #include "vramcalc/scenario.hpp"
 #include "vramcalc/scenario_keys.hpp"
 
 namespace vramcalc {
+
+// The preset catalog (vramcalc/catalog.hpp) sits on a higher floor than these value types
+// (core/layers.txt): named here, included by whoever builds one.
+class Catalog;
 
 // Reads and validates a scenario; every problem is reported (field, value, what is allowed).
 // `model` may be a preset id, an inline config.json object, or {"name", "parameters"}. Every absent

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "enums.hpp"
-#include "io/catalog_gpu.hpp"
+#include "catalog/catalog_gpu.hpp"
 #include "rows.hpp"
 #include "vramcalc/hf_config.hpp"
 #include "vramcalc/json_text.hpp"
@@ -137,7 +137,7 @@ void read_gpu(ReadContext& c, const ScenarioKey&) {
     } else {
         r.error("memory_gib", "missing: a custom GPU needs memory_gib (GiB = 2^30 bytes) or memory_bytes");
     }
-    read_compute_and_links(r, s.gpu);  // peaks and links, as a catalog entry gives them (io/catalog.cpp)
+    read_compute_and_links(r, s.gpu);  // peaks and links, as a catalog entry gives them (catalog/catalog.cpp)
 }
 
 void read_lora(ReadContext& c, const ScenarioKey&) {

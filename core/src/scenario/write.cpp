@@ -2,7 +2,7 @@
 // where it applies (defaults written out, for readable links) and wherever it differs from what the
 // reader would fall back to. Bill -> JSON (shared/spec/scenario.md, "Bill").
 #include "enums.hpp"
-#include "io/catalog_gpu.hpp"
+#include "catalog/catalog_gpu.hpp"
 #include "vramcalc/bill_format.hpp"
 #include "rows.hpp"
 #include "vramcalc/scenario_json.hpp"

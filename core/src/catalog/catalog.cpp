@@ -3,7 +3,7 @@
 #include <optional>
 #include <set>
 
-#include "io/catalog_gpu.hpp"
+#include "catalog/catalog_gpu.hpp"
 #include "io/json_reader.hpp"
 #include "vramcalc/hf_config.hpp"
 #include "vramcalc/layer_stack.hpp"

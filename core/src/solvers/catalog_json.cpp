@@ -1,6 +1,6 @@
 #include "vramcalc/catalog_json.hpp"
 
-#include "io/catalog_gpu.hpp"
+#include "catalog/catalog_gpu.hpp"
 #include "vramcalc/layer_stack.hpp"
 
 namespace vramcalc {

@@ -1,4 +1,4 @@
-#include "training/training.hpp"
+#include "assembly/training.hpp"
 
 #include <algorithm>
 #include <cmath>

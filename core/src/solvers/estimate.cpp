@@ -1,21 +1,14 @@
-// Scenario -> Bill: the table of contents of the estimator. Each line of the bill is computed where
-// bill_lines() says (bill/lines.cpp); this file only assembles them and asks the solvers.
-//   training:  training/training.cpp (model states, activations, loss, step) + parallel/ + runtime/
-//   RLHF:      training/rlhf.cpp (several models and the rollout engine over training())
-//   inference: inference/inference.cpp (weights by format, KV cache, engine working memory)
+// Scenario -> Bill: the peak bill (assembly/peak.cpp assembles the per-workload bills), then the
+// contradiction warnings, the max-batch / max-context solvers and the speed.
 #include "vramcalc/estimate.hpp"
 
 #include <string>
 
+#include "assembly/peak.hpp"
 #include "bill/checks.hpp"
-#include "bill/rule_of_thumb.hpp"
 #include "common/checked.hpp"
-#include "inference/inference.hpp"
-#include "runtime/runtime.hpp"
 #include "solvers/solvers.hpp"
-#include "training/rlhf.hpp"
 #include "time/speed.hpp"
-#include "training/training.hpp"
 
 namespace vramcalc {
 namespace {
@@ -34,26 +27,7 @@ void max_micro_batch_basis(const Scenario& s, Bill& b, std::int64_t cap) {
 
 }  // namespace
 
-Bill estimate_peak(const Scenario& s) {
-    Bill b;
-    const ParamBreakdown p = count_parameters(s.model);
-    b.model_name = s.model.name;
-    b.parameters = p.total;
-    b.active_parameters = p.active;
-    b.gpu = s.gpu;
-    b.target_utilization = s.target_utilization;
-    detail::rule_of_thumb(s, b);
-    if (s.workload == Workload::infer) {  // engines place weights and KV per GPU and close the bill themselves
-        detail::inference(s, b);
-        return b;
-    }
-    if (s.rlhf.algorithm != RlhfAlgorithm::none)
-        detail::rlhf_components(s, b);
-    else
-        detail::training(s, b);
-    detail::close_torch_bill(b);
-    return b;
-}
+Bill estimate_peak(const Scenario& s) { return detail::peak_bill(s); }
 
 Bill estimate(const Scenario& s) {
     Bill b = estimate_peak(s);

@@ -1,4 +1,4 @@
-#include "training/rlhf.hpp"
+#include "assembly/rlhf.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "common/checked.hpp"
-#include "training/training.hpp"
+#include "assembly/training.hpp"
 #include "vramcalc/units.hpp"
 #include "parallel/parallel.hpp"
 
