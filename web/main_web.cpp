@@ -275,6 +275,8 @@ EMSCRIPTEN_KEEPALIVE const char* vramcalc_embed_snippet() {
     return g_page.reply.c_str();
 }
 // Milliseconds for one full-catalog solve of the current scenario (the page's measurement command).
+// Milliseconds the last change's bill, catalog, advice and curves took (the footer's "Computed in").
+EMSCRIPTEN_KEEPALIVE double vramcalc_compute_ms() { return g_page.app ? g_page.app->state().results.compute_ms : -1; }
 EMSCRIPTEN_KEEPALIVE double vramcalc_time_catalog_solve(int repeats) {
     if (!g_page.app || !g_page.app->state().results.ok) return -1;
     const auto& sc = g_page.app->state().results.scenario;

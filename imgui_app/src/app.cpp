@@ -113,8 +113,12 @@ void App::update() {
     if (!st_.dirty) return;
     st_.dirty = false;
     recompute(st_);
-    if (!st_.scenario_text_edited) st_.scenario_text = st_.scenario.dump(2);  // the "Scenario JSON" editor
-    st_.platform->set_url_state(url_state());
+    st_.scenario_text_stale = true;  // the "Scenario JSON" editor writes its text when it is next shown
+    // A hash past what a link may carry (a large inline stack or config) would open on an error, and a
+    // megabyte in the address bar cost the page a quarter of a second per change: the address bar then
+    // carries no scenario, and a reload restores it from the saved setting below.
+    const std::string hash = url_state();
+    st_.platform->set_url_state(hash.size() <= kUrlStateMaxChars ? hash : std::string());
     st_.platform->save_setting("scenario", st_.scenario.dump());
 }
 

@@ -124,6 +124,9 @@ void GuiExport(AppState& st) {
 // and the same text is what the CLI and the JS API take.
 void GuiScenarioJson(AppState& st) {
     const float fs = ImGui::GetFontSize();
+    // Written only when shown: a megabyte of inline layers printed on every change cost the page time.
+    if (st.scenario_text_stale && !st.scenario_text_edited) st.scenario_text = st.scenario.dump(2);
+    st.scenario_text_stale = false;
     if (ImGui::InputTextMultiline("##scenario", &st.scenario_text, ImVec2(-1, fs * 12))) st.scenario_text_edited = true;
     if (ImGui::Button("Apply JSON")) {
         std::string why;

@@ -861,6 +861,29 @@ if (args.measure) {
   metrics.canvas_first_frame_ms_median_of_5 = Math.round(firsts[2]);
   metrics.canvas_first_frame_ms_all = firsts.map(Math.round);
   metrics.catalog_solve_ms_in_page = +(await page.evaluate(() => window.vramcalcPage.timeCatalogSolve(50))).toFixed(3);
+  // The largest input a change can carry (issue 42: each change within 100 ms of main thread): a 5,000-layer
+  // stack of about 1 MB (the layer limit) dropped as a scenario, then the same stack at another micro-batch.
+  {
+    const layers = Array.from({length: 4990}, (_, i) => ({type: 'linear', out_features: 16, name: 'l' + i + '_' + 'x'.repeat(150)}));
+    const stack = mb => JSON.stringify({model: {input: [16], layers}, workload: 'train', gpu: 'rtx-3060-12gb', micro_batch: mb});
+    const p = await open(base + '#v=1&model=llama-3.1-8b');
+    const cdp = await p.context().newCDPSession(p);
+    await cdp.send('Performance.enable');
+    const task = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map(m => [m.name, m.value])).TaskDuration;
+    const times = [];
+    for (const [name, mb] of [['stack-a.json', 65536], ['stack-b.json', 4096]]) {
+      const t0 = await task();
+      await dropFile(p, name, stack(mb));
+      await waitStatus(p, t => t.includes(name));
+      await p.waitForTimeout(300);
+      times.push({compute_ms: +(await p.evaluate(() => window.vramcalcPage.computeMs())).toFixed(1), main_thread_ms: Math.round(1000 * (await task() - t0))});
+    }
+    metrics.largest_stack_bytes = stack(65536).length;
+    metrics.largest_stack_first_drop = times[0];
+    metrics.largest_stack_change = times[1];
+    await cdp.detach();
+    await p.close();
+  }
   metrics.files_requested = [...new Set(served)].filter(f => !f.startsWith('examples/') && f !== 'test-host.html');
   console.log('page metrics: ' + JSON.stringify(metrics, null, 1));
   const gz = f => (zlib.gzipSync(fs.readFileSync(path.join(dist, f)), {level: 9}).length / 1024).toFixed(1);

@@ -457,6 +457,7 @@
     },
     embedSnippet: function () { return ready() ? UTF8ToString(Module._vramcalc_embed_snippet()) : ''; },
     scrollOf: function (x, y) { return ready() ? Module._vramcalc_scroll_of(x, y) : -1; },         // tests: the scroll of the window at x, y
+    computeMs: function () { return ready() ? Module._vramcalc_compute_ms() : -1; },  // report: the last change's compute time
     timeCatalogSolve: function (repeats) { return Module.ccall('vramcalc_time_catalog_solve', 'number', ['number'], [repeats || 20]); },
     startMs: t0,
     toC: function (s) { return toModule(Module, s); },  // a malloc'ed UTF-8 copy for C++ (web/main_web.cpp frees it)

@@ -94,6 +94,7 @@ struct AppState {
     bool show_embed_snippet = false;
     std::string scenario_text;          // the "Scenario JSON" editor's text (every key, RLHF roles included)
     bool scenario_text_edited = false;  // the user typed in it: do not overwrite it with the live scenario
+    bool scenario_text_stale = true;    // the scenario changed: the editor writes its text when next shown
     float ui_scale = 1.0f;              // device pixel ratio
     KeyboardNav nav;
     WheelState wheel;
