@@ -866,7 +866,7 @@ if (args.measure) {
   {
     const layers = Array.from({length: 4990}, (_, i) => ({type: 'linear', out_features: 16, name: 'l' + i + '_' + 'x'.repeat(150)}));
     const stack = mb => JSON.stringify({model: {input: [16], layers}, workload: 'train', gpu: 'rtx-3060-12gb', micro_batch: mb});
-    const p = await open(base + '#v=1&model=llama-3.1-8b');
+    const p = await open(base + '#v=1&model=llama-3.1-8b', {width: 1360, height: 2400});  // every control on screen
     const cdp = await p.context().newCDPSession(p);
     await cdp.send('Performance.enable');
     const task = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map(m => [m.name, m.value])).TaskDuration;
@@ -878,6 +878,14 @@ if (args.measure) {
       await p.waitForTimeout(300);
       times.push({compute_ms: +(await p.evaluate(() => window.vramcalcPage.computeMs())).toFixed(1), main_thread_ms: Math.round(1000 * (await task() - t0))});
     }
+    // A form change on that stack: the first "+" drawn (the micro-batch's; a layer stack has no LoRA rank).
+    const before = await p.evaluate(() => window.vramcalcPage.computeMs());
+    const t0 = await task();
+    await p.mouse.click(...await waitAt(p, '+'));
+    await p.waitForTimeout(800);
+    times.push({compute_ms: +(await p.evaluate(() => window.vramcalcPage.computeMs())).toFixed(1), main_thread_ms: Math.round(1000 * (await task() - t0)),
+                recomputed: before !== await p.evaluate(() => window.vramcalcPage.computeMs())});
+    metrics.largest_stack_form_change = times[2];
     metrics.largest_stack_bytes = stack(65536).length;
     metrics.largest_stack_first_drop = times[0];
     metrics.largest_stack_change = times[1];
