@@ -72,6 +72,21 @@ void model_breakdown(const AppState& st) {
     if (p.mamba > 0) breakdown_row(grid, "Mamba mixers", p.mamba, p.total);
 }
 
+// Whether a key's weight-format list (the key table's `weights`, "gptq- awq-" for group_size) takes this
+// `weights` value: the UI shows the key only then, as applies_to() reads it.
+bool key_reads_weights(std::string_view key, const json& weights) {
+    const ScenarioKey* k = find_scenario_key(key);
+    if (!k || !weights.is_string()) return false;
+    const std::string v = weights.get<std::string>();
+    for (std::string_view list = k->weights; !list.empty();) {
+        const auto sp = list.find(' ');
+        if (v.rfind(list.substr(0, sp), 0) == 0) return true;
+        if (sp == std::string_view::npos) break;
+        list.remove_prefix(sp + 1);
+    }
+    return k->weights.empty();
+}
+
 }  // namespace
 
 static void model_source(AppState& st);
@@ -257,7 +272,7 @@ void GuiWorkload(AppState& st) {
         w::PowerOfTwo(st, "Generated tokens", "/gen_len", 0, 1 << 24);
         const json engine = w::current(st, "/framework");
         const json weights = w::current(st, "/weights");
-        if (weights.is_string() && (weights.get<std::string>().rfind("gptq", 0) == 0 || weights.get<std::string>().rfind("awq", 0) == 0))
+        if (key_reads_weights("group_size", weights))
             w::Int(st, "Group size", "/group_size", -1, 1 << 20);
         if (engine == "hf") w::Enum(st, "Cache object", "/hf_cache", allowed_values("hf_cache"));
         if (engine == "vllm") {

@@ -21,7 +21,7 @@ void precision_checks(const Scenario& s, Bill& b) {
         b.warnings.push_back("precision \"" + std::string(to_string(s.precision)) + "\" on " + s.gpu.name +
                              ", which has no bf16 support (the catalog's bf16: false; PyTorch's "
                              "torch.cuda.is_bf16_supported() is false before Ampere): use fp16-mixed");
-    if (s.workload == Workload::infer && (s.weights == "bf16") && !s.gpu.bf16)
+    if (s.workload == Workload::infer && s.weights == "bf16" && !s.gpu.bf16)
         b.warnings.push_back("weights \"bf16\" on " + s.gpu.name + ", which has no bf16 support: engines load fp16 there");
     if (s.workload == Workload::infer && (is_fp8_format(s.weights) || s.kv_dtype == KvDtype::fp8) &&
         !fp8_native(s.gpu) && s.gpu.id != "custom")
@@ -47,7 +47,7 @@ void engine_checks(const Scenario& s, Bill& b) {
                              "\" serves models, it does not train them: the bill follows transformers' training");
     if (s.workload != Workload::infer) return;
     // llama.cpp's GGUF types: F32, F16, BF16 and its block formats; no FP8, GPTQ, AWQ, bitsandbytes or int8 tensors.
-    const bool gguf_type = is_gguf(s.weights) || s.weights == "fp32" || s.weights == "fp16" || s.weights == "bf16";
+    const bool gguf_type = is_gguf(s.weights) || is_float_format(s.weights);
     if (s.framework == Framework::llamacpp && !gguf_type)
         b.warnings.push_back("weights \"" + s.weights + "\" with framework \"llama.cpp\": llama.cpp loads GGUF files "
                              "only (gguf-*, or fp32/fp16/bf16 as GGUF F32/F16/BF16); convert the checkpoint first");
@@ -129,7 +129,7 @@ void length_checks(const Scenario& s, Bill& b) {
                              "unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set, or the config's rope_scaling extends the limit");
     // GPTQ and AWQ checkpoints use -1, 32, 64 or 128; vLLM's Marlin kernels take only these
     // (MARLIN_SUPPORTED_GROUP_SIZES), its other kernels need the input size divisible by the group.
-    const bool packed = s.weights.rfind("gptq-", 0) == 0 || s.weights.rfind("awq-", 0) == 0;
+    const bool packed = is_packed(s.weights);
     const std::int64_t g = s.group_size;
     if (packed && g != -1 && g != 32 && g != 64 && g != 128)
         b.warnings.push_back("group_size " + n(g) + " with weights \"" + s.weights + "\": GPTQ and AWQ checkpoints use -1 (per "

@@ -63,23 +63,31 @@ double qlora_linear_bytes(Quantization q, i64 group_size, i64 rows, i64 cols) {
 }
 
 double plain_dtype_bytes(const std::string& f) {
-    if (f == "fp32") return 4;
-    if (f == "bf16" || f == "fp16" || f == "gguf-f16") return 2;
-    return 0;
+    const WeightFormat* w = find_weight_format(f);
+    return w ? w->dense_bytes : 0.0;
 }
 
 double quantized_linear_bytes(const std::string& f, i64 rows, i64 cols) {
     const double n = static_cast<double>(rows) * static_cast<double>(cols);
     if (n <= 0) return 0;
-    if (f == "fp8") return n * 1.0 + 4.0;  // e4m3 weights + one fp32 per-tensor scale
-    // LLM.int8 (bitsandbytes Int8Params): int8 weights + one fp32 scale per output row (SCB).
-    if (f == "int8") return n + 4.0 * static_cast<double>(rows);
-    // bitsandbytes 4-bit, block size 64 with an fp32 absmax per block: 4 + 32/64 = 4.5 bits.
-    if (f == "nf4") return n * (0.5 + 4.0 / 64.0);
-    // Double quantisation (QLoRA paper, Dettmers et al. 2023, Sec. 3): 8-bit absmax per 64 weights and an
-    // fp32 constant per 256 blocks: 8/64 + 32/(64*256) = 0.127 bits per parameter.
-    if (f == "nf4-dq") return n * (0.5 + (8.0 / 64.0 + 32.0 / (64.0 * 256.0)) / 8.0);
-    return -1;
+    const WeightFormat* w = find_weight_format(f);
+    switch (w ? w->layout : WeightLayout::dense) {
+        case WeightLayout::tensor_scale: return n * 1.0 + 4.0;  // e4m3 weights + one fp32 per-tensor scale
+        // fp8 checkpoints (vLLM Fp8LinearMethod / compressed-tensors) with an fp32 weight_scale per output channel.
+        case WeightLayout::channel_scale: return n + 4.0 * static_cast<double>(rows);
+        // Block-quantised fp8 (DeepSeek-V3/R1 quantization_config weight_block_size [128, 128]; vLLM
+        // Fp8LinearMethod with block quant): e4m3 weight + one fp32 weight_scale_inv per 128 x 128 block.
+        case WeightLayout::block_128:
+            return n + 4.0 * std::ceil(static_cast<double>(rows) / 128.0) * std::ceil(static_cast<double>(cols) / 128.0);
+        // LLM.int8 (bitsandbytes Int8Params): int8 weights + one fp32 scale per output row (SCB).
+        case WeightLayout::row_scale: return n + 4.0 * static_cast<double>(rows);
+        // bitsandbytes 4-bit, block size 64 with an fp32 absmax per block: 4 + 32/64 = 4.5 bits.
+        case WeightLayout::block_64: return n * (0.5 + 4.0 / 64.0);
+        // Double quantisation (QLoRA paper, Dettmers et al. 2023, Sec. 3): 8-bit absmax per 64 weights and an
+        // fp32 constant per 256 blocks: 8/64 + 32/(64*256) = 0.127 bits per parameter.
+        case WeightLayout::block_64_dq: return n * (0.5 + (8.0 / 64.0 + 32.0 / (64.0 * 256.0)) / 8.0);
+        default: return -1;  // unquantised, GPTQ/AWQ, GGUF (weight_formats.cpp) or not a format
+    }
 }
 
 }  // namespace vramcalc::detail

@@ -24,9 +24,10 @@ double optimizer_bytes_per_param(Optimizer o, double state_bytes);
 // counters, and paged to host RAM when the GPU is full (runtime.cpp, spill_paged_states).
 inline bool paged_states(Optimizer o) { return o == Optimizer::paged_adamw_8bit; }
 
-// Bytes of a quantized nn.Linear weight in a per-tensor format (fp8, int8, nf4, nf4-dq: the QLoRA bases
-// and the simple inference formats) for a tensor with `rows` outputs and `cols` inputs. Returns <0 for any
-// other format (GPTQ/AWQ packing and GGUF's per-tensor mix are weight_formats.cpp's).
+// Bytes of a quantized nn.Linear weight in a per-tensor format (fp8, fp8-channel, fp8-block, int8, nf4,
+// nf4-dq: the QLoRA bases and the simple inference formats; weight_format_table.hpp's layout) for a tensor
+// with `rows` outputs and `cols` inputs. Returns <0 for any other
+// format (GPTQ/AWQ packing and GGUF's per-tensor mix are weight_formats.cpp's).
 double quantized_linear_bytes(const std::string& format, i64 rows, i64 cols);
 
 // The format name of a QLoRA base (nf4, nf4-dq, gptq-int4, awq-int4; int8 otherwise).
@@ -47,7 +48,7 @@ inline bool packed_checkpoint(Quantization q) { return q == Quantization::gptq_i
 // bitsandbytes formats, weight_formats.cpp's packed_linear_bytes for GPTQ / AWQ with `group_size`.
 double qlora_linear_bytes(Quantization q, i64 group_size, i64 rows, i64 cols);
 
-// Bytes per element of a 16/32-bit or 8-bit float format name, or 0 if not a plain dtype.
+// Bytes per element of a format storing every tensor alike (fp32, bf16, fp16, gguf-f16), or 0.
 double plain_dtype_bytes(const std::string& format);
 
 }  // namespace vramcalc::detail

@@ -34,13 +34,11 @@ const GgmlType kTypes[] = {
 
 const GgmlType& T(const char* name) { return *ggml_type(name); }
 
-// The ftype's default tensor type (llama-quant.cpp, llama_model_quantize_impl: the switch on ftype).
+// The ftype's default tensor type (llama-quant.cpp, llama_model_quantize_impl: the switch on ftype), the
+// table's `ggml_base` (weight_format_table.cpp).
 const GgmlType& gguf_default(const std::string& ftype) {
-    static const std::map<std::string, const char*> d = {
-        {"f16", "f16"},   {"q8_0", "q8_0"}, {"q6_k", "q6_k"}, {"q5_k_m", "q5_k"}, {"q5_0", "q5_0"},
-        {"q4_k_m", "q4_k"}, {"q4_0", "q4_0"}, {"q3_k_m", "q3_k"}, {"q2_k", "q2_k"}, {"iq4_xs", "iq4_xs"}};
-    auto it = d.find(ftype);
-    return T(it == d.end() ? "f16" : it->second);
+    const WeightFormat* w = find_weight_format("gguf-" + ftype);
+    return T(w && *w->ggml_base ? w->ggml_base : "f16");
 }
 
 // llama-quant.cpp tensor_type_fallback: a row length the block does not divide takes a compatible type.
@@ -234,13 +232,7 @@ struct TensorCoster {
         double& largest = head ? w.quantized_head : w.largest_layer_linear;
         largest = std::max(largest, n);
         if (gptq || awq) return packed_linear_bytes(gptq, bits, group_size, g.rows, g.cols) + bias;
-        // fp8 checkpoints (vLLM Fp8LinearMethod / compressed-tensors): e4m3 weight + an fp32 weight_scale
-        // per tensor, or per output channel.
-        if (f == "fp8-channel") return n + 4.0 * rows + bias;
-        // Block-quantised fp8 (DeepSeek-V3/R1 quantization_config weight_block_size [128, 128]; vLLM
-        // Fp8LinearMethod with block quant): e4m3 weight + one fp32 weight_scale_inv per 128 x 128 block.
-        if (f == "fp8-block") return n + 4.0 * std::ceil(rows / 128.0) * std::ceil(static_cast<double>(g.cols) / 128.0) + bias;
-        const double q = quantized_linear_bytes(f, g.rows, g.cols);  // fp8, int8, nf4, nf4-dq (recipes.cpp)
+        const double q = quantized_linear_bytes(f, g.rows, g.cols);  // fp8*, int8, nf4, nf4-dq (recipes.cpp)
         if (q < 0) {
             if (ok) *ok = false;
             return n * 2.0 + bias;
@@ -271,11 +263,12 @@ WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_siz
     const i64 L = std::max<i64>(1, m.layers);
     w.layers.assign(static_cast<std::size_t>(L), 0.0);
     const double plain = plain_dtype_bytes(f);
-    const double other = f == "fp32" ? 4.0 : 2.0;  // unquantised tensors keep the checkpoint's 16 bits
+    const double other = unquantized_bytes(f);  // unquantised tensors keep the checkpoint's 16 bits
+    const WeightFormat* row = find_weight_format(f);
     const bool gguf = is_gguf(f);
     GgufContext gc;
     if (gguf) {
-        gc.ftype = f.substr(5);
+        gc.ftype = gguf_ftype(f);
         gc.arch = m.traits.gguf_arch;
         gc.n_layer = L;
         gc.n_gqa = m.kv_heads > 0 ? std::max<i64>(1, m.heads / m.kv_heads) : 1;
@@ -284,8 +277,8 @@ WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_siz
         // llama-model.cpp: an 80-layer Llama with GQA is LLM_TYPE_70B; so is an 80-layer Qwen2.
         gc.type_70b = L == 80 && ((gc.arch == "llama" && m.kv_heads < m.heads) || gc.arch == "qwen2");
     }
-    const bool gptq = f == "gptq-int4" || f == "gptq-int8", awq = f == "awq-int4" || f == "awq-int8";
-    const double bits = (f == "gptq-int8" || f == "awq-int8") ? 8 : 4;
+    const bool gptq = row && row->layout == WeightLayout::gptq_group, awq = row && row->layout == WeightLayout::awq_group;
+    const double bits = row ? row->bits : 4;
     TensorCoster tensor_bytes{m, f, group_size, w, ok, gguf, gptq, awq, plain, other, bits, head_quantized, gc, {}};
     for (const auto& g : m.params) {
         const double count = static_cast<double>(g.count);
@@ -316,7 +309,7 @@ WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_siz
     if (gguf && w.quantized_params > 0) {
         std::string s;
         for (const auto& [t, n] : w.gguf_mix) s += (s.empty() ? "" : ", ") + std::string(t);
-        w.detail = "GGUF " + f.substr(5) + " (llama.cpp type mix: " + s + "; 1-D tensors F32)";
+        w.detail = "GGUF " + gguf_ftype(f) + " (llama.cpp type mix: " + s + "; 1-D tensors F32)";
     } else if (w.quantized_params > 0) {
         w.detail = fmt_params(w.quantized_params) + " params in " + f + " linear layers, the rest 16-bit";
     }
@@ -324,13 +317,8 @@ WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_siz
 }
 
 double nominal_bytes_per_param(const std::string& f) {
-    if (double p = plain_dtype_bytes(f); p > 0) return p;
-    if (is_fp8_format(f) || f == "int8" || f == "gptq-int8" || f == "awq-int8" || f == "gguf-q8_0") return 1;
-    if (f == "gguf-q6_k") return 6.0 / 8;
-    if (f == "gguf-q5_k_m" || f == "gguf-q5_0") return 5.0 / 8;
-    if (f == "gguf-q3_k_m") return 3.0 / 8;
-    if (f == "gguf-q2_k") return 2.0 / 8;
-    return 0.5;  // nf4, nf4-dq, gptq/awq-int4, q4_k_m, q4_0, iq4_xs
+    const WeightFormat* w = find_weight_format(f);
+    return w ? w->bits / 8.0 : 2.0;  // a name not in the table: 16 bit, as weight_bytes counts it
 }
 
 }  // namespace vramcalc::detail

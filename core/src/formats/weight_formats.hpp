@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "formats/weight_format_table.hpp"  // is_bnb, is_gguf, is_fp8_format, ...
 #include "vramcalc/model.hpp"
 
 namespace vramcalc::detail {
@@ -59,16 +60,8 @@ double packed_linear_bytes(bool gptq, double bits, i64 group_size, i64 rows, i64
 WeightBytes weight_bytes(const ModelSpec& m, const std::string& format, i64 group_size, bool* ok = nullptr,
                          bool head_quantized = false);
 
-// bitsandbytes' formats (LLM.int8 and the 4-bit ones), the ones LitGPT's plugin applies to lm_head too.
-inline bool is_bnb(const std::string& format) { return format == "int8" || format == "nf4" || format == "nf4-dq"; }
-
-// A `weights` value naming a GGUF file type ("gguf-q4_k_m", ...).
-inline bool is_gguf(const std::string& format) { return format.rfind("gguf-", 0) == 0; }
-// The fp8 checkpoint formats (e4m3 weights with per-tensor, per-channel or 128 x 128 block scales).
-inline bool is_fp8_format(const std::string& f) { return f == "fp8" || f == "fp8-channel" || f == "fp8-block"; }
-
-// Nominal bytes per parameter of a format (what the rule of thumb multiplies by): 2 for bf16, 0.5 for
-// 4-bit, GGUF by its base type's bits.
+// Nominal bytes per parameter of a format (what the rule of thumb multiplies by): the table's bits / 8,
+// 2 for bf16, 0.5 for 4-bit, GGUF by its base type's bits; 2 for a name not in the table.
 double nominal_bytes_per_param(const std::string& format);
 
 // The names of tensors as llama.cpp's quantizer sees them, from our HF module names.

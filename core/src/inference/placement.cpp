@@ -2,9 +2,11 @@
 
 #include <algorithm>
 
+#include "formats/weight_format_table.hpp"
+
 namespace vramcalc::detail {
 
-double compute_bytes(const Scenario& s) { return s.weights == "fp32" ? 4.0 : 2.0; }
+double compute_bytes(const Scenario& s) { return unquantized_bytes(s.weights); }
 
 Split split_of(const Scenario& s) {
     Split p{s.tp, s.pp};

@@ -71,7 +71,7 @@ LayerPlan plan_layers(const Scenario& s, double tp) {
     for (const auto& g : m.params) {
         if (!g.is_linear || g.layer_stack != 0) continue;
         if (g.category != ParamCategory::attention && g.category != ParamCategory::mlp && g.category != ParamCategory::experts) continue;
-        const double elem = fp8_weights && !g.fp8_keeps_16bit ? 1.0 : (s.weights == "fp32" ? 4.0 : 2.0);
+        const double elem = fp8_weights && !g.fp8_keeps_16bit ? 1.0 : unquantized_bytes(s.weights);
         const double rows = static_cast<double>(g.rows), cols = static_cast<double>(g.cols);
         const double col_rows = std::ceil(rows / tp), row_cols = std::ceil(cols / tp);
         if (g.category == ParamCategory::attention) {

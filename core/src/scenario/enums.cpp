@@ -104,14 +104,6 @@ std::string join_names(const std::vector<std::string>& names) {
     return s;
 }
 
-const std::vector<std::string>& weight_format_names() {
-    static const std::vector<std::string> f = {
-        "fp32", "bf16", "fp16", "fp8", "fp8-channel", "fp8-block", "int8", "nf4", "nf4-dq", "gptq-int4", "awq-int4", "gptq-int8", "awq-int8",
-        "gguf-f16", "gguf-q8_0", "gguf-q6_k", "gguf-q5_k_m", "gguf-q5_0", "gguf-q4_k_m", "gguf-q4_0",
-        "gguf-q3_k_m", "gguf-q2_k", "gguf-iq4_xs"};
-    return f;
-}
-
 }  // namespace detail
 
 const char* to_string(Workload v) { return detail::enum_name(v); }

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "formats/weight_format_table.hpp"  // weight_format_names: the allowed `weights` values
 #include "io/json_reader.hpp"
 #include "vramcalc/scenario.hpp"
 
@@ -73,8 +74,5 @@ E peek_enum(const json& obj, const char* key, E fallback) {
         if (it->template get<std::string>() == n) return e;
     return fallback;
 }
-
-// Weight formats for inference (weight_formats.cpp has the bytes of each).
-const std::vector<std::string>& weight_format_names();
 
 }  // namespace vramcalc::detail

@@ -188,9 +188,9 @@ void read_quantization(ReadContext& c, const ScenarioKey& k) {
 
 void read_weights(ReadContext& c, const ScenarioKey& k) {
     c.s.weights = c.r.string_or(k.name, c.s.weights);
-    const auto& f = weight_format_names();
-    if (std::find(f.begin(), f.end(), c.s.weights) == f.end())
-        c.r.error(k.name, "got \"" + utf8_prefix(c.s.weights, 40) + "\", allowed: " + join_names(f));
+    // The weight-format table (formats/weight_format_table.cpp) is the list: a name it lacks has no byte rule.
+    if (!find_weight_format(c.s.weights))
+        c.r.error(k.name, "got \"" + utf8_prefix(c.s.weights, 40) + "\", allowed: " + join_names(weight_format_names()));
 }
 
 void read_group_size(ReadContext& c, const ScenarioKey& k) {
