@@ -195,9 +195,9 @@ void GuiWorkload(AppState& st) {
         w::Enum(st, "Method", "/method", allowed_values("method"));
         const json method = w::current(st, "/method");
         if (method == "lora" || method == "qlora") {
-            w::Int(st, "LoRA rank", "/lora/rank", 1, 4096);
-            w::Real(st, "LoRA alpha", "/lora/alpha", 1, 256, "%.0f");
-            w::Real(st, "LoRA dropout", "/lora/dropout", 0, 0.5, "%.2f");
+            w::Int(st, "LoRA rank", "/lora/rank");
+            w::Number(st, "LoRA alpha", "/lora/alpha", "%.0f");  // 0 to 1e9: typed, not slid
+            w::Real(st, "LoRA dropout", "/lora/dropout", "%.2f");
             const bool all = w::current(st, "/lora/targets") == "all-linear";
             ImGui::AlignTextToFramePadding();
             ImGui::TextUnformatted("LoRA targets");
@@ -218,18 +218,18 @@ void GuiWorkload(AppState& st) {
         }
         const bool adapter = method == "llama-adapter" || method == "adapter-v2";
         if (method == "qlora" || adapter) w::Enum(st, "Base format", "/quantization", allowed_values("quantization"));
-        if (adapter) w::Int(st, "Prompt tokens", "/adapter_prompt_length", 1, 4096);
-        if (adapter) w::Int(st, "First adapted layer", "/adapter_start_layer", 0, 1024);
-        if (method == "freeze") w::Int(st, "Trained layers", "/trainable_layers", 1, 1024);
+        if (adapter) w::Int(st, "Prompt tokens", "/adapter_prompt_length");
+        if (adapter) w::Int(st, "First adapted layer", "/adapter_start_layer");
+        if (method == "freeze") w::Int(st, "Trained layers", "/trainable_layers");
         w::SectionTitle("Precision and optimizer");
         w::Enum(st, "Precision", "/precision", allowed_values("precision"));
         w::Enum(st, "Optimizer", "/optimizer", allowed_values("optimizer"));
         if (w::current(st, "/optimizer") == "adamw") w::Enum(st, "AdamW step", "/adamw_impl", allowed_values("adamw_impl"));
         if (method == "full") w::Enum(st, "Float8 (torchao)", "/float8", allowed_values("float8"));
         w::SectionTitle("Batch and sequence");
-        w::PowerOfTwo(st, "Micro-batch", "/micro_batch", 1, 1 << 16);
-        w::PowerOfTwo(st, "Sequence length", "/seq_len", 1, 1 << 24);
-        w::Int(st, "Grad. accumulation", "/grad_accum", 1, 1 << 16);
+        w::PowerOfTwo(st, "Micro-batch", "/micro_batch");
+        w::PowerOfTwo(st, "Sequence length", "/seq_len");
+        w::Int(st, "Grad. accumulation", "/grad_accum");
         w::SectionTitle("Memory savers");
         w::Enum(st, "Checkpointing", "/checkpointing", allowed_values("checkpointing"));
         w::Enum(st, "Attention", "/attention", allowed_values("attention"));
@@ -240,10 +240,10 @@ void GuiWorkload(AppState& st) {
         if (ImGui::TreeNode("Parallelism and sharding")) {
             w::Enum(st, "Sharding", "/sharding", allowed_values("sharding"));
             w::Enum(st, "Offload", "/offload", allowed_values("offload"));
-            w::Int(st, "Tensor parallel", "/tp", 1, 1024);
-            w::Int(st, "Pipeline stages", "/pp", 1, 1024);
-            w::Int(st, "Context parallel", "/cp", 1, 1024);
-            w::Int(st, "Expert parallel", "/ep", 1, 1024);
+            w::Int(st, "Tensor parallel", "/tp");
+            w::Int(st, "Pipeline stages", "/pp");
+            w::Int(st, "Context parallel", "/cp");
+            w::Int(st, "Expert parallel", "/ep");
             w::Bool(st, "Sequence parallel", "/sp");
             ImGui::TreePop();
         }
@@ -267,19 +267,18 @@ void GuiWorkload(AppState& st) {
         w::Enum(st, "Weights", "/weights", allowed_values("weights"));
         w::Enum(st, "KV cache", "/kv_dtype", allowed_values("kv_dtype"));
         w::SectionTitle("Requests");
-        w::PowerOfTwo(st, "Batch", "/batch", 1, 1 << 16);
-        w::PowerOfTwo(st, "Prompt tokens", "/prompt_len", 1, 1 << 24);
-        w::PowerOfTwo(st, "Generated tokens", "/gen_len", 0, 1 << 24);
+        w::PowerOfTwo(st, "Batch", "/batch");
+        w::PowerOfTwo(st, "Prompt tokens", "/prompt_len");
+        w::PowerOfTwo(st, "Generated tokens", "/gen_len");
         const json engine = w::current(st, "/framework");
         const json weights = w::current(st, "/weights");
-        if (key_reads_weights("group_size", weights))
-            w::Int(st, "Group size", "/group_size", -1, 1 << 20);
+        if (key_reads_weights("group_size", weights)) w::Int(st, "Group size", "/group_size");
         if (engine == "hf") w::Enum(st, "Cache object", "/hf_cache", allowed_values("hf_cache"));
         if (engine == "vllm") {
             w::SectionTitle("vLLM");
-            w::Real(st, "GPU mem. utilisation", "/gpu_memory_utilization", 0.1, 1.0, "%.2f");
-            w::PowerOfTwo(st, "Max sequences", "/max_num_seqs", 1, 1 << 20);
-            w::PowerOfTwo(st, "Max model length", "/max_model_len", 0, 1 << 24);
+            w::Real(st, "GPU mem. utilisation", "/gpu_memory_utilization", "%.2f");
+            w::PowerOfTwo(st, "Max sequences", "/max_num_seqs");
+            w::PowerOfTwo(st, "Max model length", "/max_model_len");
             w::Bool(st, "Eager (no CUDA graphs)", "/enforce_eager");
             const json gpu = w::current(st, "/gpu");
             const GpuSpec* g = gpu.is_string() ? st.catalog->find_gpu(gpu.get<std::string>()) : nullptr;
@@ -290,8 +289,8 @@ void GuiWorkload(AppState& st) {
         }
         if (engine == "llama.cpp") {
             w::SectionTitle("llama.cpp");
-            w::PowerOfTwo(st, "Context (n_ctx)", "/n_ctx", 1, 1 << 24);
-            w::Int(st, "GPU layers", "/n_gpu_layers", -1, 100000);
+            w::PowerOfTwo(st, "Context (n_ctx)", "/n_ctx");
+            w::Int(st, "GPU layers", "/n_gpu_layers");
         }
     }
 }
@@ -335,11 +334,11 @@ void GuiHardware(AppState& st) {
             w::set(st, "/gpu/memory_gib", mem);
         }
     }
-    w::Int(st, "GPUs", "/num_gpus", 1, 1 << 16);
-    w::Real(st, "Target use", "/target_utilization", 0.5, 1.0, "%.2f");
+    w::Int(st, "GPUs", "/num_gpus");
+    w::Real(st, "Target use", "/target_utilization", "%.2f");
     // The time estimate's inputs (methodology "Time"): the bill's speed line answers with them.
     w::SectionTitle("Time");
-    w::Real(st, "MFU (0: published)", "/mfu", 0, 1, "%.2f");
+    w::Real(st, "MFU (0: published)", "/mfu", "%.2f");
     const bool training = w::current(st, "/workload") != "infer";
     w::Number(st, training ? "Dataset tokens" : "Tokens to generate", "/dataset_tokens", "%.4g");
     if (training) w::Number(st, "Epochs", "/epochs", "%.3g");

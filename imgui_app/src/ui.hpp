@@ -80,12 +80,14 @@ nlohmann::json current(const AppState& st, const std::string& ptr);
 const Problem* error_at(const AppState& st, const std::string& ptr);
 void set(AppState& st, const std::string& ptr, nlohmann::json value);
 bool Enum(AppState& st, const char* label, const std::string& ptr, const std::vector<std::string>& values);
-bool Int(AppState& st, const char* label, const std::string& ptr, std::int64_t lo, std::int64_t hi);
-bool PowerOfTwo(AppState& st, const char* label, const std::string& ptr, std::int64_t lo, std::int64_t hi);
-bool Real(AppState& st, const char* label, const std::string& ptr, double lo, double hi, const char* fmt);
-bool Number(AppState& st, const char* label, const std::string& ptr, const char* fmt);  // typed; the key's bounds
+// The number widgets take their bounds from the key's row of the core's key table (key_range), so a
+// field allows what the scenario reader allows.
+bool Int(AppState& st, const char* label, const std::string& ptr);
+bool PowerOfTwo(AppState& st, const char* label, const std::string& ptr);
+bool Real(AppState& st, const char* label, const std::string& ptr, const char* fmt);  // a slider over the key's range
+bool Number(AppState& st, const char* label, const std::string& ptr, const char* fmt);  // typed
 bool Bool(AppState& st, const char* label, const std::string& ptr);
-void Help(const char* key);          // (?) marker with the memory effect of a scenario key
+void Help(const char* key);          // (?) marker with the memory effect of a scenario key and its default
 const char* help_text(const std::string& key);
 void SectionTitle(const char* text);
 // A key of an object the user wrote (a pasted layer stack, config or custom GPU): its value when it has

@@ -25,6 +25,8 @@ void Help(const char* key) {
         ImGui::BeginTooltip();
         ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
         ImGui::TextUnformatted(text);
+        // The default, derived from the core's default_scenario (scenario_key_default_text).
+        if (const std::string d = scenario_key_default_text(key); !d.empty()) ImGui::TextUnformatted(("Default: " + d).c_str());
         ImGui::PopTextWrapPos();
         ImGui::EndTooltip();
     }
@@ -41,6 +43,13 @@ std::string key_of(const std::string& ptr) {
     std::string k = ptr.substr(1);
     std::replace(k.begin(), k.end(), '/', '.');
     return k;
+}
+
+// The bounds of the key at `ptr` (the key table's); a pointer the table lacks is a programming error
+// caught by the desktop and browser tests, and gets no bounds to clamp to.
+KeyRange range_of(const std::string& ptr) {
+    const KeyRange r = key_range(key_of(ptr));
+    return r.min == 0 && r.max == 0 ? KeyRange{-1e300, 1e300} : r;
 }
 }  // namespace
 
@@ -114,7 +123,9 @@ bool Enum(AppState& st, const char* label, const std::string& ptr, const std::ve
     return changed;
 }
 
-bool Int(AppState& st, const char* label, const std::string& ptr, std::int64_t lo, std::int64_t hi) {
+bool Int(AppState& st, const char* label, const std::string& ptr) {
+    const KeyRange r = range_of(ptr);
+    const auto lo = static_cast<long long>(std::max(r.min, -9e18)), hi = static_cast<long long>(std::min(r.max, 9e18));
     const json cur = current(st, ptr);
     long long v = cur.is_number_integer() ? cur.get<long long>() : lo;
     label_column(st, label, ptr);
@@ -129,7 +140,9 @@ bool Int(AppState& st, const char* label, const std::string& ptr, std::int64_t l
     return edited;
 }
 
-bool PowerOfTwo(AppState& st, const char* label, const std::string& ptr, std::int64_t lo, std::int64_t hi) {
+bool PowerOfTwo(AppState& st, const char* label, const std::string& ptr) {
+    const KeyRange r = range_of(ptr);
+    const auto lo = static_cast<long long>(std::max(r.min, -9e18)), hi = static_cast<long long>(std::min(r.max, 9e18));
     const json cur = current(st, ptr);
     long long v = cur.is_number_integer() ? cur.get<long long>() : lo;
     label_column(st, label, ptr);
@@ -141,13 +154,15 @@ bool PowerOfTwo(AppState& st, const char* label, const std::string& ptr, std::in
     ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
     if (ImGui::Button("-", ImVec2(button, button))) { v = std::max<long long>(lo, v / 2); edited = true; }
     ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
-    if (ImGui::Button("+", ImVec2(button, button))) { v = std::min<long long>(hi, v * 2); edited = true; }
+    if (ImGui::Button("+", ImVec2(button, button))) { v = std::min<long long>(hi, v < 1 ? 1 : v * 2); edited = true; }
     ImGui::PopID();
     if (edited) set(st, ptr, std::clamp<long long>(v, lo, hi));
     return edited;
 }
 
-bool Real(AppState& st, const char* label, const std::string& ptr, double lo, double hi, const char* fmt) {
+bool Real(AppState& st, const char* label, const std::string& ptr, const char* fmt) {
+    const KeyRange r = range_of(ptr);
+    const double lo = r.min, hi = r.max;
     const json cur = current(st, ptr);
     double v = cur.is_number() ? cur.get<double>() : lo;
     label_column(st, label, ptr);
@@ -158,11 +173,10 @@ bool Real(AppState& st, const char* label, const std::string& ptr, double lo, do
     return edited;
 }
 
-// A value typed in rather than slid, for ranges such as dataset sizes (1e6 ... 1e13 tokens); its bounds
-// are the scenario key's (core/src/scenario/keys.cpp), so the field allows what the reader allows.
+// A value typed in rather than slid, for ranges such as dataset sizes (1e6 ... 1e13 tokens).
 bool Number(AppState& st, const char* label, const std::string& ptr, const char* fmt) {
-    const ScenarioKey* key = find_scenario_key(key_of(ptr));
-    const double lo = key ? key->min : 0, hi = key ? key->max : 1e300;
+    const KeyRange r = range_of(ptr);
+    const double lo = r.min, hi = r.max;
     const json cur = current(st, ptr);
     double v = cur.is_number() ? cur.get<double>() : lo;
     label_column(st, label, ptr);

@@ -35,7 +35,10 @@ struct ScenarioKey {
     std::string_view methods{};     // space-separated training methods that read it ("lora qlora"); empty: all
     std::string_view weights{};     // space-separated weight-format prefixes that read it ("gptq- awq-"); empty: all
     double min = 0, max = 0;        // integer and number keys: the allowed range, inclusive
-    std::string_view default_text{};  // the default, in words ("bf16-mixed; torchtune: bf16")
+    // What the default means where its value alone does not say ("none" for dataset_tokens 0), or, for a
+    // key default_scenario holds no plain value of (model, a custom GPU's fields, objects), the whole
+    // default in words. Never the value itself: scenario_key_default_text derives that.
+    std::string_view default_note{};
     std::string_view help{};        // what it does to memory (UI tooltips)
     std::string_view alias{};       // another accepted spelling ("r" for lora.rank), or empty
     bool shown_at_default = true;   // scenario_to_json writes it even at its default where it applies
@@ -51,6 +54,22 @@ const ScenarioKey* find_scenario_key(std::string_view name);
 
 // The help text of `name`, or "" when the key has none.
 std::string_view scenario_key_help(std::string_view name);
+
+// The default of `name` in default_scenario(f, w) as the writer writes it, as JSON text ("8", "0.05",
+// "\"bf16-mixed\"", "true"); "" where default_scenario holds no plain value for it (model, a custom GPU's
+// fields, objects and lists, the keys of the absent rlhf object, lora.use_dora: the writer leaves it out).
+std::string scenario_key_default(std::string_view name, Framework f, Workload w);
+
+// The default as help shows it: the value in the key's context (its first framework, else hf; its
+// workload), then the frameworks whose default differs ("8; unsloth: 16"), then the note in parentheses;
+// rlhf's keys by algorithm ("ppo, dpo: 1; grpo: 8"); the note alone where there is no value.
+std::string scenario_key_default_text(std::string_view name);
+
+// The allowed range of an integer or number key, inclusive (the reader's bounds); {0, 0} for other keys.
+struct KeyRange {
+    double min = 0, max = 0;
+};
+KeyRange key_range(std::string_view name);
 
 // Whether the estimate of `s` reads `k` (its workload, framework, method and weight format match).
 bool applies_to(const ScenarioKey& k, const Scenario& s);
