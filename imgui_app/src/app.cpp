@@ -117,7 +117,8 @@ void App::update() {
     // A hash past what a link may carry (a large inline stack or config) would open on an error, and a
     // megabyte in the address bar cost the page a quarter of a second per change: the address bar then
     // carries no scenario, and a reload restores it from the saved setting below.
-    const std::string hash = url_state();
+    const bool too_long = st_.results.ok && st_.results.scenario.model_config.size() > kUrlStateMaxChars;  // base64 is longer still
+    const std::string hash = too_long ? std::string() : url_state();
     st_.platform->set_url_state(hash.size() <= kUrlStateMaxChars ? hash : std::string());
     st_.platform->save_setting("scenario", st_.scenario.dump());
 }
@@ -183,7 +184,11 @@ void recompute(AppState& st) {
     r.scenario = *sc;
     r.bill = estimate(r.scenario);
     r.bill_json = bill_to_json(r.bill);
-    r.scenario_json = scenario_to_json(r.scenario);
+    // The form reads resolved values (widgets.cpp current()); an inline model's config is not one of them,
+    // and printing up to a megabyte of layers back into JSON on every change cost the page tens of ms.
+    Scenario form = r.scenario;
+    form.model_config.clear();
+    r.scenario_json = scenario_to_json(form);
     r.catalog = solve_catalog(r.scenario, st.catalog->gpus());
     r.advice = plan_changes(st.scenario, *st.catalog);
     r.curves = memory_curves(r.scenario, r.bill);

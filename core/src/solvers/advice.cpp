@@ -4,6 +4,7 @@
 #include "vramcalc/advice.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <tuple>
 
 #include "time/speed.hpp"
@@ -122,10 +123,23 @@ Tried tried_of(const Bill& b, std::size_t index) {
     return {index, b.device_bytes, b.kv_pool_sequences.value_or(0), true, verdict_of(b) == Verdict::fits};
 }
 
-Tried try_patch(const json& scenario, const json& patch, const Catalog& catalog, std::size_t index) {
-    json changed = scenario;
-    changed.merge_patch(patch);
-    auto sc = scenario_from_json(changed, catalog);
+// The scenario read with `patch` applied: `doc` is patched in place and its patched keys restored after.
+// A copy of the whole scenario for every change tried cost the page tens of ms per edit when the model
+// was a megabyte of inline layers (issue 42); the patches themselves are a few keys.
+Result<Scenario> read_patched(json& doc, const json& patch, const Catalog& catalog) {
+    std::vector<std::pair<std::string, std::optional<json>>> saved;
+    for (const auto& [k, v] : patch.items()) saved.emplace_back(k, doc.contains(k) ? std::optional<json>(doc[k]) : std::nullopt);
+    doc.merge_patch(patch);
+    auto sc = scenario_from_json(doc, catalog);
+    for (auto& [k, old] : saved) {
+        if (old) doc[k] = std::move(*old);
+        else doc.erase(k);
+    }
+    return sc;
+}
+
+Tried try_patch(json& scenario, const json& patch, const Catalog& catalog, std::size_t index) {
+    auto sc = read_patched(scenario, patch, catalog);
     if (!sc.ok()) return {index, 0, 0, false, false};
     return tried_of(estimate_peak(*sc), index);
 }
@@ -145,7 +159,7 @@ bool conflicts(const json& a, const json& b) {
     return false;
 }
 
-Advice finish(const json& scenario, const Catalog& catalog, const std::vector<Candidate>& cands,
+Advice finish(json& scenario, const Catalog& catalog, const std::vector<Candidate>& cands,
               const std::vector<std::size_t>& parts, std::int64_t before, double speed_before) {
     Advice a;
     json patch = json::object();
@@ -157,9 +171,7 @@ Advice finish(const json& scenario, const Catalog& catalog, const std::vector<Ca
         patch.merge_patch(c.patch);
         if (c.patch.contains("model")) a.keeps_model = false;
     }
-    json changed = scenario;
-    changed.merge_patch(patch);
-    const Bill after = estimate(*scenario_from_json(changed, catalog));
+    const Bill after = estimate(*read_patched(scenario, patch, catalog));
     a.patch = std::move(patch);
     a.device_bytes = after.device_bytes;
     a.saving_bytes = before - after.device_bytes;
@@ -183,10 +195,11 @@ std::string nothing_fits_note(const Scenario& sc, const Bill& b) {
 
 }  // namespace
 
-AdvicePlan plan_changes(const json& scenario, const Catalog& catalog) {
+AdvicePlan plan_changes(const json& given, const Catalog& catalog) {
     AdvicePlan plan;
-    auto base = scenario_from_json(scenario, catalog);
-    if (!base.ok()) return plan;
+    auto base = scenario_from_json(given, catalog);
+    if (!base.ok() || !given.is_object()) return plan;
+    json scenario = given;  // patched in place by each change tried (read_patched), and restored
     Bill base_bill = estimate_peak(*base);  // the solvers' answers are not needed for the base
     detail::estimate_speed(*base, base_bill);
     const Tried base_tried = tried_of(base_bill, 0);
