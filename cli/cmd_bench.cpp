@@ -4,6 +4,7 @@
 
 #include "cli.hpp"
 #include "vramcalc/estimate.hpp"
+#include "vramcalc/json_text.hpp"
 #include "vramcalc/scenario_json.hpp"
 
 namespace vramcalc::cli {
@@ -20,7 +21,13 @@ int cmd_bench(const std::vector<std::string>& args, const Options& o) {
     const std::string text = args.empty() ? std::string() : read_file(args[0]);
     (void)catalog();  // built once per process (the presets): not part of reading an input
     const auto read0 = clock::now();
-    json scenario = args.empty() ? json{{"model", "llama-3.1-8b"}, {"method", "lora"}, {"micro_batch", 4}} : parse_json_file(args[0]);
+    json scenario = {{"model", "llama-3.1-8b"}, {"method", "lora"}, {"micro_batch", 4}};
+    if (!args.empty()) {
+        std::string why;
+        auto read = parse_json_text(text, why);  // the text read above: "-" (stdin) cannot be read twice
+        if (!read) throw BadInput(args[0] + ": " + why);
+        scenario = std::move(*read);
+    }
     auto sc = vc::scenario_from_json(scenario, catalog());
     if (sc.ok()) (void)vc::estimate(*sc);
     const double read_ms = std::chrono::duration<double, std::milli>(clock::now() - read0).count();

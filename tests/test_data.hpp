@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "vramcalc/estimate.hpp"
 #include "vramcalc/presets.hpp"
 #include "vramcalc/scenario_json.hpp"
 
@@ -37,6 +38,14 @@ inline Scenario scenario(const nlohmann::json& j) {
     INFO(r.error_text());
     REQUIRE(r.ok());
     return *r.value;
+}
+
+// The bill of a scenario given as JSON text the test expects to be valid.
+inline Bill bill(const std::string& text) {
+    auto r = scenario_from_text(text, catalog());
+    INFO(r.error_text());
+    REQUIRE(r.ok());
+    return estimate(*r);
 }
 
 }  // namespace vramcalc::test

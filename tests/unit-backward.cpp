@@ -13,12 +13,7 @@ using namespace vramcalc::detail;
 
 namespace {
 
-Bill bill(const std::string& text) {
-    auto r = scenario_from_text(text, test::catalog());
-    INFO(r.error_text());
-    REQUIRE(r.ok());
-    return estimate(*r);
-}
+using test::bill;
 
 // StableLM-Base-Alpha 3B, LoRA on a frozen bf16 base, eager attention, one sequence of 4096 tokens on a V100-16GB.
 std::string stablelm_eager(const char* checkpointing) {

@@ -9,12 +9,7 @@
 using namespace vramcalc;
 
 namespace {
-Bill bill(const std::string& text) {
-    auto r = scenario_from_text(text, test::catalog());
-    INFO(r.error_text());
-    REQUIRE(r.ok());
-    return estimate(*r);
-}
+using test::bill;
 
 // Llama-3.1-8B decoder linears per layer as (out, in): q, k, v, o, gate, up, down; 32 layers.
 struct Linear { double out, in; };

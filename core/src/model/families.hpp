@@ -10,6 +10,9 @@
 
 namespace vramcalc::detail {
 
+// The largest hidden, intermediate or head size a config.json may give (hf_config.cpp and the families).
+inline constexpr i64 kMaxWidth = i64{1} << 20;
+
 struct Limits {
     i64 width = 0, layers = 0, experts = 0;
 };

@@ -10,8 +10,6 @@
 namespace vramcalc::detail {
 namespace {
 
-constexpr i64 kW = i64{1} << 20;  // widths (hf_config.cpp's kMaxWidth)
-
 // layer_types as a hybrid pattern: 'M' for each linear_attention layer (a recurrent mixer whose state per
 // sequence does not grow), '*' for each full_attention layer. Absent, Qwen3NextConfig's default: layer i is
 // full attention when (i + 1) % full_attention_interval == 0 (configuration_qwen3_next.py).
@@ -48,10 +46,10 @@ std::string linear_attention_pattern(FieldReader& r, i64 layers) {
 // num_v_heads x head_k_dim x head_v_dim (vLLM's GDN state shape).
 void gated_deltanet(ModelSpec& m, FieldReader& r, Inventory& inv) {
     HybridSpec& y = m.hybrid;
-    y.ssm_heads = r.integer_or({"linear_num_value_heads"}, 32, 1, kW);
-    y.ssm_groups = r.integer_or({"linear_num_key_heads"}, 16, 1, kW);
-    y.ssm_head_dim = r.integer_or({"linear_value_head_dim"}, 128, 1, kW);
-    y.ssm_state = r.integer_or({"linear_key_head_dim"}, 128, 1, kW);
+    y.ssm_heads = r.integer_or({"linear_num_value_heads"}, 32, 1, kMaxWidth);
+    y.ssm_groups = r.integer_or({"linear_num_key_heads"}, 16, 1, kMaxWidth);
+    y.ssm_head_dim = r.integer_or({"linear_value_head_dim"}, 128, 1, kMaxWidth);
+    y.ssm_state = r.integer_or({"linear_key_head_dim"}, 128, 1, kMaxWidth);
     y.conv_kernel = r.integer_or({"linear_conv_kernel_dim"}, 4, 1, 1024);
     y.ssm_state_bytes = mamba_state_dtype_bytes(r);
     if (y.ssm_heads % y.ssm_groups != 0)
@@ -98,13 +96,13 @@ void qwen3_next(ModelSpec& m, FieldReader& r, Inventory& inv, bool moe_class) {
 
     m.moe.experts = moe_class ? r.integer_or({"num_experts"}, 0, 0, 1 << 16) : 0;
     m.moe.top_k = moe_class ? r.integer_or({"num_experts_per_tok"}, 1, 1, std::max<i64>(1, m.moe.experts)) : 0;
-    m.moe.expert_intermediate = moe_class ? r.integer_or({"moe_intermediate_size"}, 0, 0, kW) : 0;
+    m.moe.expert_intermediate = moe_class ? r.integer_or({"moe_intermediate_size"}, 0, 0, kMaxWidth) : 0;
     if (m.moe.experts > 0 && m.moe.expert_intermediate <= 0) r.error("moe_intermediate_size", "missing required key for a MoE model");
     const i64 moe = m.moe.experts > 0 ? qwen_moe_layers(r, L) : 0;
     m.moe.moe_layers = moe;
     inv.linear(PC::router, Role::router, "gate", m.hidden, m.moe.experts, false, moe);
     routed_experts(m, moe, m.moe.expert_intermediate, false, inv);
-    m.moe.shared_intermediate = moe > 0 ? r.integer_or({"shared_expert_intermediate_size"}, 0, 0, kW) : 0;
+    m.moe.shared_intermediate = moe > 0 ? r.integer_or({"shared_expert_intermediate_size"}, 0, 0, kMaxWidth) : 0;
     if (m.moe.shared_intermediate > 0) {
         m.moe.shared_experts = 1;
         inv.gated_mlp(PC::mlp, "gate_proj", "up_proj", "down_proj", m.hidden, m.moe.shared_intermediate, false, moe);
@@ -112,10 +110,7 @@ void qwen3_next(ModelSpec& m, FieldReader& r, Inventory& inv, bool moe_class) {
     }
     if (L - moe > 0) require_intermediate(m, r);
     inv.gated_mlp(PC::mlp, "gate_proj", "up_proj", "down_proj", m.hidden, m.intermediate, false, L - moe);
-    inv.norm("input_layernorm", m.hidden, false, L);
-    inv.norm("post_attention_layernorm", m.hidden, false, L);
-    inv.norm("norm", m.hidden, false, 1);
-    inv.lm_head(m.vocab, m.hidden);
+    inv.rms_norms_and_head(m, L);
 }
 
 // ---- gpt-oss (GptOssForCausalLM, transformers models/gpt_oss/modeling_gpt_oss.py) ----
@@ -139,10 +134,7 @@ void gpt_oss(ModelSpec& m, FieldReader& r, Inventory& inv) {
     inv.add("router", PC::router, Role::router, m.moe.experts, m.hidden, true, L, true, false);
     inv.linear(PC::experts, Role::gate_up, "gate_up_proj", m.hidden, 2 * m.intermediate, true, L * m.moe.experts, true);
     inv.linear(PC::experts, Role::down, "down_proj", m.intermediate, m.hidden, true, L * m.moe.experts, true);
-    inv.norm("input_layernorm", m.hidden, false, L);
-    inv.norm("post_attention_layernorm", m.hidden, false, L);
-    inv.norm("norm", m.hidden, false, 1);
-    inv.lm_head(m.vocab, m.hidden);
+    inv.rms_norms_and_head(m, L);
 }
 
 // ---- GLM-4.5 / 4.6 (Glm4MoeForCausalLM, transformers models/glm4_moe/modeling_glm4_moe.py) ----
@@ -164,7 +156,7 @@ void glm4_moe(ModelSpec& m, FieldReader& r, Inventory& inv) {
     }
     m.moe.experts = r.integer_or({"n_routed_experts"}, 128, 1, 1 << 16);
     m.moe.top_k = r.integer_or({"num_experts_per_tok"}, 8, 1, m.moe.experts);
-    m.moe.expert_intermediate = r.integer_or({"moe_intermediate_size"}, 1408, 1, kW);
+    m.moe.expert_intermediate = r.integer_or({"moe_intermediate_size"}, 1408, 1, kMaxWidth);
     m.moe.shared_experts = r.integer_or({"n_shared_experts"}, 1, 0, 1 << 10);
     m.moe.shared_intermediate = m.moe.shared_experts * m.moe.expert_intermediate;
     const i64 moe = L - r.integer_or({"first_k_dense_replace"}, 1, 0, L);
@@ -174,10 +166,7 @@ void glm4_moe(ModelSpec& m, FieldReader& r, Inventory& inv) {
     routed_experts(m, moe, m.moe.expert_intermediate, false, inv);
     inv.gated_mlp(PC::mlp, "gate_proj", "up_proj", "down_proj", h, m.moe.shared_intermediate, false, moe);
     inv.gated_mlp(PC::mlp, "gate_proj", "up_proj", "down_proj", h, m.intermediate, false, L - moe);
-    inv.norm("input_layernorm", h, false, L);
-    inv.norm("post_attention_layernorm", h, false, L);
-    inv.norm("norm", h, false, 1);
-    inv.lm_head(m.vocab, h);
+    inv.rms_norms_and_head(m, L);
 }
 
 // ---- MiniMax-M2 (MiniMaxM2ForCausalLM, transformers models/minimax_m2/modeling_minimax_m2.py) ----
@@ -206,10 +195,7 @@ void minimax_m2(ModelSpec& m, FieldReader& r, Inventory& inv) {
     inv.linear(PC::experts, Role::gate, "w1", h, m.intermediate, false, L * m.moe.experts, true);
     inv.linear(PC::experts, Role::down, "w2", m.intermediate, h, false, L * m.moe.experts, true);
     inv.linear(PC::experts, Role::up, "w3", h, m.intermediate, false, L * m.moe.experts, true);
-    inv.norm("input_layernorm", h, false, L);
-    inv.norm("post_attention_layernorm", h, false, L);
-    inv.norm("norm", h, false, 1);
-    inv.lm_head(m.vocab, h);
+    inv.rms_norms_and_head(m, L);
 }
 
 }  // namespace vramcalc::detail

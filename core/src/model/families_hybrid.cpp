@@ -63,11 +63,10 @@ void nemotron_h(ModelSpec& m, FieldReader& r, Inventory& inv) {
         }
     // Absent keys take the defaults of the checkpoints' NemotronHConfig (configuration_nemotron_h.py, remote
     // code): ssm_state_size 128, mamba_n_groups 8, mamba_d_conv 4; the head count and width are required.
-    const i64 W = 1 << 20;
-    y.ssm_heads = r.integer_or({"mamba_num_heads"}, 0, 1, W);
-    y.ssm_head_dim = r.integer_or({"mamba_head_dim"}, 0, 1, W);
-    y.ssm_state = r.integer_or({"ssm_state_size"}, 128, 1, W);
-    y.ssm_groups = r.integer_or({"n_groups"}, 8, 1, W);
+    y.ssm_heads = r.integer_or({"mamba_num_heads"}, 0, 1, kMaxWidth);
+    y.ssm_head_dim = r.integer_or({"mamba_head_dim"}, 0, 1, kMaxWidth);
+    y.ssm_state = r.integer_or({"ssm_state_size"}, 128, 1, kMaxWidth);
+    y.ssm_groups = r.integer_or({"n_groups"}, 8, 1, kMaxWidth);
     y.conv_kernel = r.integer_or({"conv_kernel"}, 4, 1, 1024);
     y.ssm_state_bytes = mamba_state_dtype_bytes(r);
     const i64 nM = y.blocks('M'), nA = y.blocks('*'), nE = y.blocks('E'), nD = y.blocks('-');
@@ -94,10 +93,10 @@ void nemotron_h(ModelSpec& m, FieldReader& r, Inventory& inv) {
         m.moe.experts = r.integer({"n_routed_experts"}, 1, 1 << 16).value_or(0);
         if (m.moe.experts <= 0) r.error("n_routed_experts", "missing required key for the pattern's MoE blocks");
         m.moe.top_k = r.integer_or({"num_experts_per_tok"}, 1, 1, std::max<i64>(1, m.moe.experts));
-        m.moe.expert_intermediate = r.integer({"moe_intermediate_size"}, 1, W).value_or(0);
+        m.moe.expert_intermediate = r.integer({"moe_intermediate_size"}, 1, kMaxWidth).value_or(0);
         if (m.moe.expert_intermediate <= 0) r.error("moe_intermediate_size", "missing required key for the pattern's MoE blocks");
         m.moe.shared_experts = r.integer_or({"n_shared_experts"}, 0, 0, 1 << 10);
-        m.moe.shared_intermediate = m.moe.shared_experts * r.integer_or({"moe_shared_expert_intermediate_size"}, 0, 0, W);
+        m.moe.shared_intermediate = m.moe.shared_experts * r.integer_or({"moe_shared_expert_intermediate_size"}, 0, 0, kMaxWidth);
         m.moe.moe_layers = nE;
         const i64 E = m.moe.experts;
         inv.linear(PC::router, Role::router, "gate", m.hidden, E, false, nE);

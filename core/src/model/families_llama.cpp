@@ -236,10 +236,7 @@ void deepseek(ModelSpec& m, FieldReader& r, Inventory& inv) {
                   moe_layers * E, true);
     inv.gated_mlp(PC::mlp, "gate_proj", "up_proj", "down_proj", h, m.moe.shared_intermediate, false, moe_layers);
     inv.gated_mlp(PC::mlp, "gate_proj", "up_proj", "down_proj", h, m.intermediate, false, L - moe_layers);
-    inv.norm("input_layernorm", h, false, L);
-    inv.norm("post_attention_layernorm", h, false, L);
-    inv.norm("norm", h, false, 1);
-    inv.lm_head(m.vocab, h);
+    inv.rms_norms_and_head(m, L);
 }
 
 // ---- Qwen v1 (QWenLMHeadModel, remote code): c_attn (q,k,v fused, always biased), c_proj,
@@ -296,10 +293,7 @@ void phi3(ModelSpec& m, FieldReader& r, Inventory& inv) {
     inv.linear(PC::attention, Role::o, "o_proj", q, m.hidden, false, L);
     inv.linear(PC::mlp, Role::gate_up, "gate_up_proj", m.hidden, 2 * m.intermediate, false, L);
     inv.linear(PC::mlp, Role::down, "down_proj", m.intermediate, m.hidden, false, L);
-    inv.norm("input_layernorm", m.hidden, false, L);
-    inv.norm("post_attention_layernorm", m.hidden, false, L);
-    inv.norm("norm", m.hidden, false, 1);
-    inv.lm_head(m.vocab, m.hidden);
+    inv.rms_norms_and_head(m, L);
 }
 
 // ---- GPT-NeoX / Pythia (GPTNeoXForCausalLM): embed_in, fused query_key_value, dense, 4h MLP,

@@ -13,10 +13,10 @@ namespace vramcalc {
 
 using detail::FieldReader;
 using detail::json;
+using detail::kMaxWidth;
 
 namespace {
 constexpr i64 kMaxVocab = i64{1} << 24;   // 16.7M tokens
-constexpr i64 kMaxWidth = i64{1} << 20;   // hidden / intermediate / head sizes
 constexpr i64 kMaxLayers = 10000;
 constexpr i64 kMaxHeads = i64{1} << 16;
 constexpr i64 kMaxExperts = i64{1} << 16;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "io/json_reader.hpp"
+#include "model/families.hpp"  // kMaxWidth
 #include "vramcalc/model.hpp"
 
 namespace vramcalc::detail {
@@ -65,6 +66,14 @@ struct Inventory {
     }
     void lm_head(i64 vocab, i64 hidden, bool bias = false, const char* name = "lm_head") {
         if (!m.tied_embeddings) linear(PC::lm_head, Role::lm_head, name, hidden, vocab, bias, 1);
+    }
+    // The Llama-style decoder's tail: RMSNorms input_layernorm and post_attention_layernorm in each of
+    // `layers` layers, the final norm, and the (untied) lm_head.
+    void rms_norms_and_head(const ModelSpec& s, i64 layers) {
+        norm("input_layernorm", s.hidden, false, layers);
+        norm("post_attention_layernorm", s.hidden, false, layers);
+        norm("norm", s.hidden, false, 1);
+        lm_head(s.vocab, s.hidden);
     }
 };
 

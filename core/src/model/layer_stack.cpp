@@ -224,8 +224,9 @@ struct Walker {
     // The forward working set without autograd: each tensor is alive from its producer to its last reader
     // (a difference array over the layers), the final output to the end.
     void liveness(int output) {
-        const std::size_t n = stack.layers.size();  // at least one: every block holds a layer
-        if (n == 0) return;
+        // At least one layer: "layers" and every block's list are refused when empty (issue 42: an empty
+        // block once left none, and the difference array below was written past its end).
+        const std::size_t n = stack.layers.size();
         std::vector<double> delta(n + 1, 0.0);
         storages[static_cast<std::size_t>(output)].last = static_cast<i64>(n) - 1;
         for (const auto& s : storages) {
@@ -328,10 +329,6 @@ Result<LayerStack> layer_stack_from_json(const nlohmann::json& j, const std::str
         }
     }
     if (!w.walk(layers, p + "layers", "", 0, true, cur)) return res;
-    if (st.layers.empty()) {  // read_inputs' tensors alone: nothing to bill (and liveness needs a layer)
-        res.errors.push_back({p + "layers", "no layer after expanding the blocks"});
-        return res;
-    }
     w.liveness(cur.tensor);
     Checked params = 0, trainable = 0, buffers = 0;
     for (const auto& l : st.layers) {

@@ -141,8 +141,9 @@ void estimate_speed(const Scenario& s, Bill& b) {
         if (!r.text.empty()) sp.basis += "; " + r.text + (s.mfu > 0 ? "" : ", the rest of the step as in a bf16 run");
         if (!r.missing.empty()) b.warnings.push_back(r.missing);
         if (training_speed(s, b, sp) && pcie_assumed(s.gpu))
-            b.warnings.push_back("no PCIe generation for " + s.gpu.name + " (gpu.pcie_gen): its host link is taken as PCIe Gen4 x16, "
-                                 "31.5 GB/s per direction, for the step's " + (sp.offload_s > 0 ? "offload traffic" : "collectives"));
+            b.warnings.push_back("no PCIe generation for " + s.gpu.name + " (gpu.pcie_gen): its host link is taken as PCIe Gen4 x" +
+                                 std::to_string(s.gpu.pcie_lanes) + ", " + printf_string("%.1f", host_bytes_per_s(s.gpu) / 1e9) +
+                                 " GB/s per direction, for the step's " + (sp.offload_s > 0 ? "offload traffic" : "collectives"));
     } else {
         inference_speed(s, b, sp);
     }
