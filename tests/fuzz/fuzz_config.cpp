@@ -21,9 +21,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::require(!p.overflow, "an accepted config.json overflows the parameter count");
     fuzz::require(p.total > 0 && p.active > 0 && p.active <= p.total, "parameter counts out of order");
     fuzz::require(p.embeddings >= 0 && p.attention >= 0 && p.mlp >= 0 && p.experts >= 0 && p.router >= 0 &&
-                      p.norms >= 0 && p.lm_head >= 0 && p.linear >= 0 && p.linear <= p.total,
+                      p.norms >= 0 && p.lm_head >= 0 && p.vision >= 0 && p.mamba >= 0 && p.linear >= 0 && p.linear <= p.total,
                   "a negative parameter category");
-    fuzz::require(p.embeddings + p.attention + p.mlp + p.experts + p.router + p.norms + p.lm_head == p.total,
+    // Every category, as unit-params.cpp sums them (a Qwen3.5 DeltaNet's mixer is "mamba", a vision tower "vision").
+    fuzz::require(p.embeddings + p.attention + p.mlp + p.experts + p.router + p.norms + p.lm_head + p.vision + p.mamba == p.total,
                   "categories do not sum to the total");
     fuzz::require(m.layers > 0 && m.hidden > 0 && m.vocab > 0 && m.heads > 0 && m.kv_heads > 0, "a zero dimension");
     return 0;
