@@ -70,7 +70,7 @@ int cmd_validate_markdown(std::vector<std::string> paths) {
     if (paths.empty()) {
         paths = {"tests/data/param_counts.json", "tests/data/param_counts_extra.json", "tests/data/formula_cases.json",
                  "tests/data/measured_runs.json", "tests/data/vllm_logs.json", "tests/data/vllm_startup_logs.json", "tests/data/llamacpp_buffers.json",
-                 "tests/data/throughput_runs.json"};
+                 "tests/data/throughput_runs.json", "tests/data/gpu_runs_h200.json"};
         for (const auto& p : paths)
             if (!file_exists(p))
                 throw BadInput("validate --markdown without files reads " + p +

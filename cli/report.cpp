@@ -60,10 +60,15 @@ std::string render_bill(const Bill& b) {
               format_gb(b.peak_reserved_bytes).c_str());
     o += line("device         (nvidia-smi, per process):    %s  (%s)\n", format_gib(b.device_bytes).c_str(),
               format_gb(b.device_bytes).c_str());
+    if (b.needed_bytes != b.device_bytes)
+        o += line("needed         (allocated + reserve it cannot free + context): %s  (%s)\n", format_gib(b.needed_bytes).c_str(),
+                  format_gb(b.needed_bytes).c_str());
     if (b.cpu_bytes > 0) o += line("host memory (offload):                       %s\n", format_gib(b.cpu_bytes).c_str());
     const char* state = verdict_of(b) == Verdict::fits ? "FITS" : verdict_of(b) == Verdict::fits_above_target ? "FITS (above target)" : "DOES NOT FIT";
     o += line("\n%s on %s: %s.\n", state, b.gpu.name.c_str(), verdict_sentence(b).c_str());
     if (b.max_micro_batch) o += "Largest micro-batch within the target utilisation: " + max_micro_batch_text(b) + "\n";
+    if (b.max_micro_batch_runs && b.max_micro_batch && *b.max_micro_batch_runs != *b.max_micro_batch)
+        o += line("Largest micro-batch that runs (all of the GPU): %lld\n", static_cast<long long>(*b.max_micro_batch_runs));
     if (b.max_batch && b.serving_budget)  // vLLM: its pool's sequences, capped by its scheduler (max_num_seqs)
         o += line("Largest batch vLLM runs at once (its KV pool, at most max_num_seqs): %lld\n", static_cast<long long>(*b.max_batch));
     else if (b.max_batch) o += line("Largest batch within the target utilisation: %lld\n", static_cast<long long>(*b.max_batch));
@@ -169,6 +174,9 @@ std::string render_validation(const ValidationReport& r) {
     if (r.oom_total) o += line("  OOM runs predicted:       %d / %d\n", r.oom_correct, r.oom_total);
     if (r.fit_total) o += line("  runs that ran, predicted to fit: %d / %d\n", r.fit_correct, r.fit_total);
     if (r.formulas_total) o += line("  formula cases reproduced: %d / %d\n", r.formulas_matched, r.formulas_total);
+    if (r.sweeps_total)
+        o += line("  largest micro-batch (sweeps): %d / %d exact, %d over (an OOM at the printed batch)\n", r.sweeps_exact,
+                  r.sweeps_total, r.sweeps_over);
     return o;
 }
 
@@ -201,6 +209,8 @@ std::string render_validation_markdown(const std::vector<ValidationFile>& files)
                      r.median_abs_pct_error, r.p90_abs_pct_error, r.max_abs_pct_error));
         if (r.oom_total) add(line("OOM runs predicted: %d / %d", r.oom_correct, r.oom_total));
         if (r.fit_total) add(line("runs that ran, predicted to fit: %d / %d", r.fit_correct, r.fit_total));
+        if (r.sweeps_total)
+            add(line("largest micro-batch that runs: %d / %d sweeps exact, %d over", r.sweeps_exact, r.sweeps_total, r.sweeps_over));
         if (f.startup) add(startup_logs_summary(*f.startup));
         if (res.empty()) res = "no entries";
         o += "| `" + markdown_cell(f.path) + "` | " + markdown_cell(res) + " |\n";

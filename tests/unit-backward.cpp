@@ -58,10 +58,13 @@ TEST_CASE("backward: selective recomputation bills one layer's attention core ag
     // Full checkpointing keeps only each layer's input and recomputes one whole layer (its core included), so it
     // can never need more than selective, which keeps more of every layer and recomputes only the core.
     CHECK(full.peak_allocated_bytes <= selective.peak_allocated_bytes);
-    // 16 layers' non-core tensors + one recomputed core + the 3.6B frozen bf16 weights: about 16.2 GiB on a
-    // 15.78 GiB card. It does not fit.
-    CHECK(static_cast<double>(selective.device_bytes) / (1 << 30) == Approx(16.21).margin(0.01));
-    CHECK_FALSE(selective.fits);
+    // 16 layers' non-core tensors + one recomputed core + the 3.6B frozen bf16 weights: 13.96 GiB allocated, and with
+    // the V100's eager CUDA context (1.31 GiB) 15.33 GiB of the card's 15.78 GiB needed: it runs, above the target.
+    // Before the recomputed core was billed it showed 1.3 GiB less. Full checkpointing needs less still.
+    CHECK(static_cast<double>(selective.peak_allocated_bytes) / (1 << 30) == Approx(13.96).margin(0.01));
+    CHECK(static_cast<double>(selective.needed_bytes) / (1 << 30) == Approx(15.33).margin(0.01));
+    CHECK(verdict_of(selective) == Verdict::fits_above_target);
+    CHECK(full.needed_bytes < selective.needed_bytes);
 }
 
 TEST_CASE("backward: an encoder-decoder's gradients never exceed its parameters' worth") {

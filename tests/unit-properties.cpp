@@ -105,16 +105,16 @@ TEST_CASE("properties: the solvers' answers fit and one more does not") {
         REQUIRE(n > 0);
         Scenario t = s;
         t.micro_batch = n;
-        CHECK(static_cast<double>(estimate(t).device_bytes) <= budget);
+        CHECK(static_cast<double>(estimate(t).needed_bytes) <= budget);
         t.micro_batch = n + 1;
-        if (n < (1 << 16)) CHECK(static_cast<double>(estimate(t).device_bytes) > budget);
+        if (n < (1 << 16)) CHECK(static_cast<double>(estimate(t).needed_bytes) > budget);
         const auto len = solve_max_seq_len(s);
         REQUIRE(len > 0);
         t = s;
         t.seq_len = len;
-        CHECK(static_cast<double>(estimate(t).device_bytes) <= budget);
+        CHECK(static_cast<double>(estimate(t).needed_bytes) <= budget);
         t.seq_len = len + 1;
-        CHECK(static_cast<double>(estimate(t).device_bytes) > budget);
+        CHECK(static_cast<double>(estimate(t).needed_bytes) > budget);
     }
     const auto all = solve_catalog(scenario({{"model", "llama-3.1-8b"}, {"method", "lora"}}), test::catalog().gpus());
     CHECK(all.size() == test::catalog().gpus().size());

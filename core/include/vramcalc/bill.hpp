@@ -91,18 +91,27 @@ struct Bill {
     std::vector<Component> components;  // per GPU, at the peak
     std::int64_t peak_allocated_bytes = 0;  // torch.cuda.max_memory_allocated()
     std::int64_t peak_reserved_bytes = 0;   // torch.cuda.max_memory_reserved()
-    std::int64_t device_bytes = 0;          // nvidia-smi, for the process
+    std::int64_t device_bytes = 0;          // nvidia-smi, for the process, on a GPU that never runs out
+    // The least GPU memory the run needs: allocated, plus what the caching allocator holds in segments that
+    // still have a live block (it frees the rest and retries when cudaMalloc fails), plus the CUDA context.
+    // What fits, the verdict and the solvers use. Equal to device_bytes where no allocator replay applies.
+    std::int64_t needed_bytes = 0;
+    // Set by the training step's allocator replay (training/step_replay.hpp): bytes reserved, and bytes held
+    // in segments with a live block, above the allocated peak; -1 when the step was not replayed.
+    std::int64_t replay_reserve_bytes = -1, replay_pinned_bytes = -1;
     std::int64_t cpu_bytes = 0;             // host memory (offload, llama.cpp CPU layers)
 
     GpuSpec gpu;
     double target_utilization = 0.9;        // the share of GPU memory a plan may use (the scenario's)
-    bool fits = false;                      // device_bytes <= gpu.memory_bytes (and, for vLLM, the engine starts)
+    bool fits = false;                      // needed_bytes <= gpu.memory_bytes (and, for vLLM, the engine starts)
     std::optional<std::int64_t> max_micro_batch;  // training: largest micro_batch within target utilisation
     // What that figure assumes (the scenario's checkpointing and seq_len), and the same solve with full
     // checkpointing, the largest activation saver, when the scenario does not already recompute its layers.
     std::string max_micro_batch_checkpointing;
     std::int64_t max_micro_batch_seq_len = 0;
     std::optional<std::int64_t> max_micro_batch_full_checkpointing;
+    // The largest micro_batch that runs at all: needed_bytes within 100 % of the GPU (when the target is lower).
+    std::optional<std::int64_t> max_micro_batch_runs;
     std::optional<std::int64_t> max_batch;        // inference: largest batch within target utilisation
     std::optional<std::int64_t> max_seq_len;      // training: longest seq_len at this micro_batch
     std::string peak_phase;                       // where in the step the peak falls

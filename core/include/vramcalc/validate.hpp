@@ -16,8 +16,8 @@ namespace vramcalc {
 
 struct EntryResult {
     std::string id;
-    std::string kind;    // "parameters", "measured", "formula", "skipped"
-    std::string status;  // "exact", "mismatch", "ok", "oom-correct", "oom-missed", "matched", "unsupported", "error", "no-scenario"
+    std::string kind;    // "parameters", "measured", "formula", "sweep", "skipped"
+    std::string status;  // "exact", "over", "under" (sweeps), "mismatch", "ok", "oom-correct", "oom-missed", "matched", "unsupported", "error", "no-scenario"
     std::string metric;  // measured: allocated | reserved | active | device; formula: the expected key
     double expected = 0;
     double estimated = 0;
@@ -36,6 +36,7 @@ struct ValidationReport {
     int oom_correct = 0, oom_total = 0;
     int fit_correct = 0, fit_total = 0;  // runs that ran (EntryResult::fits set) and those predicted to fit
     int formulas_matched = 0, formulas_total = 0;
+    int sweeps_exact = 0, sweeps_over = 0, sweeps_total = 0;  // largest micro-batch: exact, too high, all
 };
 
 // `reference` is a JSON array of entries (or an object holding one under "entries"/"runs"/"cases").

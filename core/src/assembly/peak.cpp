@@ -24,6 +24,7 @@ Bill peak_bill(const Scenario& s) {
     detail::rule_of_thumb(s, b);
     if (s.workload == Workload::infer) {  // engines place weights and KV per GPU and close the bill themselves
         detail::inference(s, b);
+        if (b.needed_bytes == 0) b.needed_bytes = b.device_bytes;  // engines without an allocator replay
         return b;
     }
     if (s.rlhf.algorithm != RlhfAlgorithm::none)

@@ -15,6 +15,7 @@
 #include "training/loss.hpp"
 #include "training/model_states.hpp"
 #include "training/stack_training.hpp"
+#include "training/step_replay.hpp"
 #include "training/training_step.hpp"
 
 namespace vramcalc::detail {
@@ -34,6 +35,7 @@ ActivationSetup activation_setup(const Scenario& s, double adapter_bytes) {
     const bool upcast = s.framework == Framework::hf && s.quantization != Quantization::gptq_int4;
     a.residual = quantized_base ? (upcast ? 4 : a.compute) : std::max(r.weight, a.compute);
     a.autocast = (s.precision == Precision::bf16_mixed || s.precision == Precision::fp16_mixed) && a.residual == 4;
+    a.trainer_autocast = s.framework == Framework::hf && (s.precision == Precision::bf16 || s.precision == Precision::fp16);
     // LitGPT computes the scores explicitly (no SDPA) when the model soft-caps them (Gemma-2: litgpt/model.py
     // CausalSelfAttention.scaled_dot_product_attention), whatever the attention setting.
     a.attention = s.framework == Framework::litgpt && s.model.traits.attn_softcap ? Attention::eager : s.attention;
@@ -282,6 +284,11 @@ void training(const Scenario& s, Bill& b) {
     apply_parallel_training(s, a, b, in, st.opt, st.opt_temp);
     if (!m.count_only && !m.stack) act_detail = activation_detail(s, in);
     const StepPeak peak = simulate_step(in);
+    if (const auto tensors = step_tensors(s, m, a, paged ? 0.0 : st.opt)) {
+        const ReplayPeak r = replay_step(in, *tensors);
+        b.replay_reserve_bytes = saturated_bytes(std::max(0.0, r.reserved - r.allocated));
+        b.replay_pinned_bytes = saturated_bytes(std::max(0.0, r.needed - r.allocated));
+    }
     b.peak_phase = peak.phase;
     b.timeline = peak.timeline;
     b.cpu_bytes += saturated_bytes(peak.cpu_bytes);

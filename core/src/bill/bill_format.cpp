@@ -46,7 +46,7 @@ Verdict verdict_of(const Bill& b) {
     // sequences its pool holds, against the batch asked for, not the target utilisation.
     if (const auto& sb = b.serving_budget)
         return b.kv_pool_sequences.value_or(0) >= sb->requested_sequences ? Verdict::fits : Verdict::fits_above_target;
-    return verdict_for(b.device_bytes, b.gpu.memory_bytes, b.target_utilization);
+    return verdict_for(b.needed_bytes, b.gpu.memory_bytes, b.target_utilization);
 }
 
 const char* verdict_name(Verdict v) {
@@ -85,7 +85,7 @@ std::string verdict_sentence(const Bill& b) {
     if (b.serving_budget) return serving_budget_sentence(b, *b.serving_budget);
     char pct[32];
     std::snprintf(pct, sizeof pct, "%.0f %%", 100.0 * b.target_utilization);
-    const std::int64_t room = b.gpu.memory_bytes - b.device_bytes;
+    const std::int64_t room = b.gpu.memory_bytes - b.needed_bytes;
     switch (verdict_of(b)) {
         case Verdict::fits: return "fits within the " + std::string(pct) + " target, " + format_gib(room) + " free";
         case Verdict::fits_above_target:

@@ -33,11 +33,11 @@ CachingAllocator::Key CachingAllocator::key(std::int64_t id) const {
 void CachingAllocator::pool_add(std::int64_t id) {
     const Block& b = blocks_.at(id);
     pools_[b.small ? 1 : 0].insert(key(id));
-    if (b.prev == 0 && b.next == 0) whole_free_.insert(id);
+    if (b.prev == 0 && b.next == 0 && whole_free_.insert(id).second) whole_free_bytes_ += b.size;
 }
 void CachingAllocator::pool_remove(std::int64_t id) {
     pools_[blocks_.at(id).small ? 1 : 0].erase(key(id));
-    whole_free_.erase(id);
+    if (whole_free_.erase(id)) whole_free_bytes_ -= blocks_.at(id).size;
 }
 
 // Best fit: the smallest free block of the pool that holds the request (get_free_block's lower_bound).

@@ -20,6 +20,8 @@ public:
     void empty_cache();  // releases every cached segment that no live block uses
 
     std::int64_t reserved() const { return reserved_; }
+    // Reserved bytes in segments that hold at least one live block (what empty_cache() cannot give back).
+    std::int64_t pinned() const { return reserved_ - whole_free_bytes_; }
     std::int64_t allocated() const { return allocated_; }
 
 private:
@@ -38,7 +40,7 @@ private:
     std::set<Key> pools_[2];                        // free blocks: [0] large pool, [1] small pool
     std::set<std::int64_t> whole_free_;             // free blocks that are a whole segment (empty_cache's)
     std::int64_t next_id_ = 1, segments_ = 0;
-    std::int64_t reserved_ = 0, allocated_ = 0;
+    std::int64_t reserved_ = 0, allocated_ = 0, whole_free_bytes_ = 0;
 };
 
 }  // namespace vramcalc::detail

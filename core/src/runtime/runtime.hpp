@@ -16,6 +16,9 @@ struct CudaContext {
     std::string detail;
 };
 CudaContext cuda_context(const GpuSpec& g);
+// The same for a PyTorch training or generate() run on today's stack: the context plus the library handles
+// and kernels the run loads (measured).
+CudaContext torch_run_context(const GpuSpec& g);
 
 // torch.cuda.max_memory_reserved() for a max_memory_allocated() (bytes; never below `allocated`).
 std::int64_t reserved_bytes(std::int64_t allocated);

@@ -98,7 +98,8 @@ nlohmann::json bill_to_json(const Bill& b) {
     j["per_gpu"] = {{"components", comps},
                     {"peak_allocated_bytes", b.peak_allocated_bytes},
                     {"peak_reserved_bytes", b.peak_reserved_bytes},
-                    {"device_bytes", b.device_bytes}};
+                    {"device_bytes", b.device_bytes},
+                    {"needed_bytes", b.needed_bytes}};
     j["cpu_bytes"] = b.cpu_bytes;
     j["gpu"] = {{"id", b.gpu.id}, {"name", b.gpu.name}, {"memory_bytes", b.gpu.memory_bytes}};
     j["fits"] = b.fits;
@@ -106,6 +107,7 @@ nlohmann::json bill_to_json(const Bill& b) {
     if (!b.max_micro_batch_checkpointing.empty())  // what max_micro_batch assumes (docs/scenario-extensions.md)
         j["max_micro_batch_assumes"] = {{"checkpointing", b.max_micro_batch_checkpointing}, {"seq_len", b.max_micro_batch_seq_len}};
     if (b.max_micro_batch_full_checkpointing) j["max_micro_batch_full_checkpointing"] = *b.max_micro_batch_full_checkpointing;
+    if (b.max_micro_batch_runs) j["max_micro_batch_runs"] = *b.max_micro_batch_runs;
     if (b.max_batch) j["max_batch"] = *b.max_batch;
     j["max_seq_len"] = b.max_seq_len ? json(*b.max_seq_len) : json(nullptr);
     if (!b.peak_phase.empty()) j["peak_phase"] = b.peak_phase;

@@ -61,6 +61,11 @@ Bill estimate(const Scenario& s) {
     if (n < cap) {
         b.max_micro_batch = n;
         max_micro_batch_basis(s, b, cap);
+        // What runs at all, beside what stays within the target (the allocator frees its cache and retries
+        // before it fails, so a run may fill the GPU: runtime.cpp needed_bytes).
+        Scenario all = s;
+        all.target_utilization = 1.0;
+        b.max_micro_batch_runs = s.target_utilization < 1.0 ? solve_max_batch(all, cap) : n;
     }
     if (s.model.stack) b.notes.push_back("a layer stack has a fixed input shape (model.input): no sequence length to solve for");
     else if (!s.model.count_only) {

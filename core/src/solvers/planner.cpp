@@ -78,7 +78,7 @@ Search search(const Scenario& base, Checkpointing ck, std::int64_t max_gpus) {
                 c.checkpointing = ck;
                 c.device_bytes = b.device_bytes;
                 c.cpu_bytes = b.cpu_bytes;
-                c.fits = static_cast<double>(b.device_bytes) <= budget;
+                c.fits = static_cast<double>(b.needed_bytes) <= budget;
                 out.tried.push_back(c);
                 if (c.fits && (!out.found || c.device_bytes < out.best.device_bytes)) out.best = c;
                 out.found = out.found || c.fits;

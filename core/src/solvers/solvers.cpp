@@ -2,6 +2,8 @@
 // GPU or a whole catalog. Each asks the estimator (estimate_peak) at the points the search visits.
 #include "solvers/solvers.hpp"
 
+#include <algorithm>
+
 
 #include "common/checked.hpp"
 #include "formats/recipes.hpp"
@@ -20,7 +22,7 @@ std::int64_t largest_of(const Scenario& base, std::int64_t Scenario::*field, std
     Scenario s = base;
     detail::CostTable bytes([&](std::int64_t n) {
         s.*field = n;
-        return estimate_peak(s).device_bytes;
+        return estimate_peak(s).needed_bytes;
     });
     return bytes.largest_within(static_cast<double>(s.gpu.memory_bytes) * s.target_utilization, cap);
 }
@@ -48,7 +50,7 @@ std::int64_t largest_serving(const Scenario& base, std::int64_t cap, Set set) {
             const Bill b = estimate_peak(t);
             return b.fits && b.kv_pool_sequences.value_or(0) >= std::max<std::int64_t>(t.batch, 1);
         });
-    CostTable bytes([&](std::int64_t n) { set(t, n); return estimate_peak(t).device_bytes; });
+    CostTable bytes([&](std::int64_t n) { set(t, n); return estimate_peak(t).needed_bytes; });
     return bytes.largest_within(static_cast<double>(t.gpu.memory_bytes) * t.target_utilization, cap);
 }
 
@@ -100,7 +102,7 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
     // optimizers, whose states spill to host RAM by as much as the GPU lacks (runtime.cpp, spill_paged_states).
     const bool shared = base.workload == Workload::train && base.rlhf.algorithm == RlhfAlgorithm::none &&
                         !detail::paged_states(base.optimizer);
-    auto context = [](const GpuSpec& g) { return detail::saturated_bytes(detail::cuda_context(g).bytes); };
+    auto context = [](const GpuSpec& g) { return detail::saturated_bytes(detail::torch_run_context(g).bytes); };
     auto room = [&](const GpuSpec& g) {
         return static_cast<double>(g.memory_bytes) * base.target_utilization - static_cast<double>(context(g));
     };
@@ -110,13 +112,18 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
     const std::int64_t batch_cap = 1 << 16, len_cap = std::int64_t{1} << 24;
     // Shared: the scenario's own bill once; each GPU adds its context (and its speed figures).
     const Bill shared_bill = shared ? estimate_peak(base) : Bill{};
-    const std::int64_t shared_torch = shared ? shared_bill.device_bytes - context(base.gpu) : 0;
+    const std::int64_t shared_torch = shared ? shared_bill.needed_bytes - context(base.gpu) : 0;
+    // The reserve a GPU that never runs out would show; a smaller GPU's stops at its memory (runtime.cpp).
+    const std::int64_t shared_device =
+        !shared ? 0
+        : shared_bill.replay_reserve_bytes >= 0 ? shared_bill.peak_allocated_bytes + shared_bill.replay_reserve_bytes + shared_bill.torch_uncounted_bytes
+                                                : shared_bill.device_bytes - context(base.gpu);
     // Device bytes less the context, by micro-batch and by sequence length, shared by every GPU.
     auto torch_bytes = [&](std::int64_t Scenario::*field) {
         return [&base, field, &context](std::int64_t n) {
             Scenario t = base;
             t.*field = n;
-            return estimate_peak(t).device_bytes - context(base.gpu);
+            return estimate_peak(t).needed_bytes - context(base.gpu);
         };
     };
     detail::CostTable by_batch(torch_bytes(&Scenario::micro_batch)), by_len(torch_bytes(&Scenario::seq_len));
@@ -129,8 +136,11 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
         Bill b = shared ? shared_bill : estimate_peak(s);
         if (shared) {
             b.gpu = g;
-            b.device_bytes = shared_torch + context(g);
-            b.fits = g.memory_bytes > 0 && b.device_bytes <= g.memory_bytes;
+            b.needed_bytes = shared_torch + context(g);
+            b.device_bytes = shared_device + context(g);
+            if (g.memory_bytes > 0 && b.needed_bytes <= g.memory_bytes)
+                b.device_bytes = std::max(b.needed_bytes, std::min(b.device_bytes, g.memory_bytes));
+            b.fits = g.memory_bytes > 0 && b.needed_bytes <= g.memory_bytes;
         }
         f.device_bytes = b.device_bytes;
         f.fits = b.fits;

@@ -64,9 +64,16 @@ struct ActivationSetup {
     bool lora = false;
     LoraSetup lora_setup;
     double adapter_bytes = 4;
-    // The dtype of what reaches an adapter: PEFT casts the input to the adapter weights' dtype, except under
-    // autocast, which casts it (again) to the compute dtype.
-    double adapter_input_bytes() const { return autocast ? compute : adapter_bytes; }
+    // The Trainer's bf16/fp16 flag runs the step under torch.autocast whatever the weights' dtype (Accelerate's
+    // autocast context for mixed_precision "bf16"/"fp16": accelerate/utils/modeling.py get_mixed_precision_context_manager,
+    // entered by Trainer.autocast_smart_context_manager, transformers/trainer.py @v5.0.0). On a 16-bit model
+    // that changes little except what reaches an fp32 adapter (below).
+    bool trainer_autocast = false;
+    // The dtype of what reaches an adapter: PEFT casts the input to the adapter weights' dtype
+    // (peft/tuners/tuners_utils.py BaseTunerLayer._cast_input_dtype, called by lora/layer.py Linear.forward @v0.17),
+    // but under autocast lora_A's matmul casts that copy back to the compute dtype and saves the cast: so the
+    // adapter keeps a compute-dtype input (the fp32 copy is a transient that no op keeps).
+    double adapter_input_bytes() const { return autocast || trainer_autocast ? compute : adapter_bytes; }
 };
 
 // One transformer layer's saved tensors (decoder layer, or encoder layer for BERT).

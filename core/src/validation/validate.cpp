@@ -188,6 +188,23 @@ EntryResult run_measured(const json& e, const std::string& id, const Catalog& ca
     return compared(std::move(r), est * gpus, "");
 }
 
+// A sweep (tests/data/gpu_runs_h200.json "sweeps"): the largest micro-batch that ran on a GPU, found by bisection
+// under an allocator cap, against the largest the estimator says runs (needed_bytes within all of the GPU).
+// "over" is the harmful miss: a user who sets it gets an OOM.
+EntryResult run_sweep(const json& e, const std::string& id, const Catalog& cat) {
+    EntryResult r;
+    r.id = id;
+    r.kind = "sweep";
+    r.metric = "max_micro_batch";
+    Scenario s;
+    if (!detail::estimate_entry(e["scenario"], cat, r, &s)) return r;
+    s.target_utilization = 1.0;
+    r.expected = e["max_micro_batch"].get<double>();
+    r.estimated = static_cast<double>(solve_max_batch(s, 1 << 16));
+    r.status = r.estimated == r.expected ? "exact" : r.estimated > r.expected ? "over" : "under";
+    return r;
+}
+
 // Formula cases we can reproduce today: KV-cache bytes per token (GQA and MLA latent).
 EntryResult run_formula(const json& e, const std::string& id, const Catalog& cat) {
     // Sharding, DeepSpeed-estimator and RLHF cases (parallel.cpp).
@@ -246,9 +263,13 @@ double median(std::vector<double> v) {
 Result<ValidationReport> validate_reference(const json& reference, const Catalog& cat) {
     Result<ValidationReport> out;
     const json* list = &reference;
-    if (reference.is_object())
-        for (const char* k : {"entries", "runs", "cases"})
-            if (reference.contains(k)) list = &reference[k];
+    json joined = json::array();  // an object may hold runs and sweeps side by side (gpu_runs_h200.json)
+    if (reference.is_object()) {
+        for (const char* k : {"entries", "runs", "cases", "sweeps"})
+            if (reference.contains(k) && reference[k].is_array())
+                for (const json& e : reference[k]) joined.push_back(e);
+        if (!joined.empty()) list = &joined;
+    }
     if (!list->is_array()) {
         out.errors.push_back({"reference", "expected a JSON array of entries (the format of shared/reference/)"});
         return out;
@@ -268,6 +289,8 @@ Result<ValidationReport> validate_reference(const json& reference, const Catalog
             r = run_parameters(e, id);
         } else if (e.contains("measured")) {
             r = run_measured(e, id, cat);
+        } else if (e.contains("max_micro_batch") && e["max_micro_batch"].is_number_integer() && e.contains("scenario")) {
+            r = run_sweep(e, id, cat);
         } else if (e.contains("expected")) {
             r = run_formula(e, id, cat);
         } else {
@@ -299,6 +322,10 @@ ValidationReport summarize(std::vector<EntryResult> entries) {
                 if (*r.fits) ++rep.fit_correct;
             }
             if (r.abs_pct_error) errs.push_back(*r.abs_pct_error);
+        } else if (r.kind == "sweep" && r.status != "error") {
+            ++rep.sweeps_total;
+            if (r.status == "exact") ++rep.sweeps_exact;
+            if (r.status == "over") ++rep.sweeps_over;
         } else if (r.kind == "formula") {
             ++rep.formulas_total;
             if (r.status == "matched") ++rep.formulas_matched;
@@ -336,6 +363,9 @@ json report_to_json(const ValidationReport& r) {
             {"oom_total", r.oom_total},
             {"fit_correct", r.fit_correct},
             {"fit_total", r.fit_total},
+            {"sweeps_exact", r.sweeps_exact},
+            {"sweeps_over", r.sweeps_over},
+            {"sweeps_total", r.sweeps_total},
             {"formulas_matched", r.formulas_matched},
             {"formulas_total", r.formulas_total},
             {"entries", entries}};
