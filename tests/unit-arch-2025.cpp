@@ -4,10 +4,13 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "test_data.hpp"
 #include "vramcalc/hf_config.hpp"
+#include "vramcalc/json_text.hpp"
 
 using namespace vramcalc;
 
@@ -136,4 +139,28 @@ TEST_CASE("arch: Qwen3.5 (dense and MoE, with the vision tower) is within the ca
     near_published(big.total, 397e9, 1e9);
     // The cards do not say which of embedding, head and tower their "activated" counts, so the active counts
     // (3.90B and 17.81B with all of them) are not pinned against them.
+}
+
+TEST_CASE("arch: Nemotron-3-Super's Hub config parses (Python's Infinity) and its LatentMoE experts run at moe_latent_size") {
+    // The Hub file writes "time_step_limit": [0.0, Infinity] (Python's json.dumps); JSON has no Infinity, so the
+    // reader takes it as null instead of refusing the file.
+    std::ifstream f(test::data_path("configs/nemotron-3-super-120b-a12b-fp8.json"), std::ios::binary);
+    std::stringstream text;
+    text << f.rdbuf();
+    std::string why;
+    const auto j = parse_json_text(text.str(), why);
+    INFO(why);
+    REQUIRE(j);
+    CHECK((*j)["time_step_limit"][1].is_null());
+    auto r = model_from_config(*j, "nemotron-3-super");
+    INFO(r.error_text());
+    REQUIRE(r.ok());
+    const ParamBreakdown p = count_parameters(*r);
+    // 40 MoE layers x 512 experts x (1024 -> 2688 -> 1024) plus one fc1/fc2_latent_proj pair (4096 <-> 1024) each.
+    CHECK(p.experts == 40LL * 512 * 2 * 1024 * 2688);
+    CHECK(p.total == 120'668'707'840);
+    // The name's "120B-A12B": totals within 1 % (read at the full width the experts alone would be 451B, 3.8x).
+    // The MTP block (mtp_hybrid_override_pattern) is not counted, as HF does not load it.
+    CHECK(std::abs(static_cast<double>(p.total) / 120e9 - 1) < 0.01);
+    // Active: 12.77B with embedding and head; the name's "A12B" does not say what it counts, so not pinned.
 }
