@@ -4,10 +4,13 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "test_data.hpp"
 #include "vramcalc/hf_config.hpp"
+#include "vramcalc/json_text.hpp"
 
 using namespace vramcalc;
 
@@ -59,11 +62,11 @@ TEST_CASE("arch: Gemma 3 1B matches the technical report's embedding and non-emb
     CHECK(m.sliding_window == 512);
 }
 
-TEST_CASE("arch: DeepSeek-V3.2-Exp is DeepSeek-V3 plus one DSA indexer per layer") {
+TEST_CASE("arch: DeepSeek-V3.2 is DeepSeek-V3 plus one DSA indexer per layer") {
     // The indexer (DeepSeek-V3.2-Exp inference/model.py @6d8cb70d): wq_b 1536 -> 64 x 128, wk 7168 -> 128,
     // k_norm LayerNorm(128), weights_proj 7168 -> 64, in each of the 61 layers. V3's 671,026,419,200 is pinned
     // in tests/data/param_counts.json; the Hub's "685B" adds the MTP layer, which HF does not instantiate.
-    const ParamBreakdown p = count_parameters(from_file("deepseek-v3.2-exp.json"));
+    const ParamBreakdown p = count_parameters(from_file("deepseek-v3.2.json"));
     const i64 indexer = 1536 * 64 * 128 + 7168 * 128 + 2 * 128 + 7168 * 64;
     CHECK(p.total == 671'026'419'200 + 61 * indexer);
 }
@@ -90,18 +93,19 @@ TEST_CASE("arch: GLM-4.5 and GLM-4.5-Air are within the cards' rounding") {
     near_published(air.active - air.embeddings - air.lm_head, 12e9, 1e9);
 }
 
-TEST_CASE("arch: MiniMax-M2 is within the card's rounding") {
-    // MiniMaxAI/MiniMax-M2 README: 230B total, 10B activated (rounded); the MTP modules are not counted.
-    const ParamBreakdown p = count_parameters(from_file("minimax-m2.json"));
+TEST_CASE("arch: MiniMax-M2.5 is within the M2 card's rounding") {
+    // MiniMaxAI/MiniMax-M2 README: 230B total, 10B activated (rounded); M2.5 keeps the sizes (tests/data/README.md);
+    // the MTP modules are not counted.
+    const ParamBreakdown p = count_parameters(from_file("minimax-m2.5.json"));
     CHECK(p.total == 228'689'764'864);
     CHECK(std::abs(static_cast<double>(p.total) / 230e9 - 1) < 0.01);
     near_published(p.active - p.embeddings - p.lm_head, 10e9, 1e9);  // 9.80B without embedding and head
 }
 
 TEST_CASE("arch: Qwen3-Next-80B-A3B reads its DeltaNet and attention layers") {
-    // Qwen/Qwen3-Next-80B-A3B-Instruct model card: 80B total, 3B activated (rounded); 48 layers as
+    // Qwen/Qwen3-Next-80B-A3B model cards (Instruct and Thinking share the architecture): 80B total, 3B activated (rounded); 48 layers as
     // 12 x (3 x (Gated DeltaNet -> MoE) -> 1 x (Gated Attention -> MoE)).
-    const ModelSpec m = from_file("qwen3-next-80b-a3b-instruct.json");
+    const ModelSpec m = from_file("qwen3-next-80b-a3b-thinking.json");
     const ParamBreakdown p = count_parameters(m);
     CHECK(p.total == 79'674'391'296);
     near_published(p.total, 80e9, 1e9);
@@ -115,4 +119,48 @@ TEST_CASE("arch: Qwen3-Next-80B-A3B reads its DeltaNet and attention layers") {
     // One DeltaNet layer's conv state (conv_dim 2 x 16 x 128 + 32 x 128) and recurrent state 32 x 128 x 128.
     CHECK(m.hybrid.conv_dim() == 8192);
     CHECK(m.hybrid.inner() * m.hybrid.ssm_state == 32 * 128 * 128);
+}
+
+TEST_CASE("arch: Qwen3.5 (dense and MoE, with the vision tower) is within the cards' rounding") {
+    // Qwen/Qwen3.5-27B, -35B-A3B, -397B-A17B model cards: "27B", "35B in total and 3B activated", "397B in total
+    // and 17B activated", each rounded to the billion and counting the vision encoder (the checkpoints hold
+    // model.visual.*). The MTP layer (mtp_num_hidden_layers 1) is dropped on load by the HF class and not
+    // counted here. Tolerance: half a unit of the printed number (0.5B); a wrong width or layer count misses by
+    // several billion.
+    const ParamBreakdown dense = count_parameters(from_file("qwen3.5-27b.json"));
+    CHECK(dense.total == 27'356'728'560);
+    near_published(dense.total, 27e9, 1e9);
+    CHECK(dense.vision > 0);
+    const ParamBreakdown a3b = count_parameters(from_file("qwen3.5-35b-a3b.json"));
+    CHECK(a3b.total == 35'107'181'936);
+    near_published(a3b.total, 35e9, 1e9);
+    const ParamBreakdown big = count_parameters(from_file("qwen3.5-397b-a17b.json"));
+    CHECK(big.total == 396'802'360'816);
+    near_published(big.total, 397e9, 1e9);
+    // The cards do not say which of embedding, head and tower their "activated" counts, so the active counts
+    // (3.90B and 17.81B with all of them) are not pinned against them.
+}
+
+TEST_CASE("arch: Nemotron-3-Super's Hub config parses (Python's Infinity) and its LatentMoE experts run at moe_latent_size") {
+    // The Hub file writes "time_step_limit": [0.0, Infinity] (Python's json.dumps); JSON has no Infinity, so the
+    // reader takes it as null instead of refusing the file.
+    std::ifstream f(test::data_path("configs/nemotron-3-super-120b-a12b-fp8.json"), std::ios::binary);
+    std::stringstream text;
+    text << f.rdbuf();
+    std::string why;
+    const auto j = parse_json_text(text.str(), why);
+    INFO(why);
+    REQUIRE(j);
+    CHECK((*j)["time_step_limit"][1].is_null());
+    auto r = model_from_config(*j, "nemotron-3-super");
+    INFO(r.error_text());
+    REQUIRE(r.ok());
+    const ParamBreakdown p = count_parameters(*r);
+    // 40 MoE layers x 512 experts x (1024 -> 2688 -> 1024) plus one fc1/fc2_latent_proj pair (4096 <-> 1024) each.
+    CHECK(p.experts == 40LL * 512 * 2 * 1024 * 2688);
+    CHECK(p.total == 120'668'707'840);
+    // The name's "120B-A12B": totals within 1 % (read at the full width the experts alone would be 451B, 3.8x).
+    // The MTP block (mtp_hybrid_override_pattern) is not counted, as HF does not load it.
+    CHECK(std::abs(static_cast<double>(p.total) / 120e9 - 1) < 0.01);
+    // Active: 12.77B with embedding and head; the name's "A12B" does not say what it counts, so not pinned.
 }

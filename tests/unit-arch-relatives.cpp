@@ -23,7 +23,7 @@ i64 total(const nlohmann::json& j) {
 }  // namespace
 
 TEST_CASE("arch-relatives: gated DeltaNet keys read an unknown type as qwen3_next") {
-    auto j = config("qwen3-next-80b-a3b-instruct.json");
+    auto j = config("qwen3-next-80b-a3b-thinking.json");
     const i64 want = total(j);
     j["model_type"] = "acme_next";
     j.erase("architectures");
@@ -64,14 +64,14 @@ TEST_CASE("arch-relatives: an unknown wrapper with only a text_config is read as
 }
 
 TEST_CASE("arch-relatives: Qwen3.5 wrappers read their text_config with Qwen3-Next's layout") {
-    auto text = config("qwen3-next-80b-a3b-instruct.json");
+    auto text = config("qwen3-next-80b-a3b-thinking.json");
     text["model_type"] = "qwen3_5_moe_text";
     nlohmann::json j = {{"model_type", "qwen3_5_moe"}, {"text_config", text}, {"tie_word_embeddings", false}};
     auto r = model_from_config(j, "qwen3.5");
     INFO(r.error_text());
     REQUIRE(r.ok());
     CHECK(r.warnings.empty());
-    CHECK(count_parameters(*r).total == total(config("qwen3-next-80b-a3b-instruct.json")));
+    CHECK(count_parameters(*r).total == total(config("qwen3-next-80b-a3b-thinking.json")));
     // The dense Qwen3.5 class has no experts: the same keys give dense MLPs at intermediate_size.
     j["model_type"] = "qwen3_5";
     auto dense = model_from_config(j, "qwen3.5");

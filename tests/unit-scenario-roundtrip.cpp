@@ -214,10 +214,13 @@ json random_scenario(Draw& d) {
     if (cp > 1 || d.chance(20)) j["cp"] = cp;
     const std::int64_t dp = d.of({1, 1, 2, 4});
     if (tp * pp * cp * dp > 1 || d.chance(20)) j["num_gpus"] = tp * pp * cp * dp;
-    // ep must divide the data-parallel ranks and needs experts (the reader refuses it otherwise).
+    // ep must divide the data-parallel ranks (vLLM serving: equal tp x dp) and needs experts (the reader refuses
+    // it otherwise).
     if (j.contains("ep") && j["ep"] != 1) {
         const ModelPreset* m = j["model"].is_string() ? test::catalog().find_model(j["model"].get<std::string>()) : nullptr;
-        if (!m || m->spec.moe.experts < j["ep"].get<std::int64_t>() || dp % j["ep"].get<std::int64_t>() != 0) j["ep"] = 1;
+        const std::int64_t ep = j["ep"].get<std::int64_t>();
+        const bool vllm_serving = !train && j.value("framework", "") == "vllm";
+        if (!m || m->spec.moe.experts < ep || (vllm_serving ? ep != tp * dp : dp % ep != 0)) j["ep"] = 1;
     }
     if (train && d.chance(20)) j["rlhf"] = random_rlhf(d);
     if (d.chance(5)) j["model_hub_id"] = "org/model";

@@ -68,6 +68,17 @@ TEST_CASE("rules: parallel degrees must fit the GPUs and the model") {
     CHECK(scenario_from_json({{"model", "mixtral-8x7b-v0.1"}, {"ep", 8}, {"num_gpus", 8}}, test::catalog()).ok());
     CHECK(has_error(scenario_from_json({{"model", "mixtral-8x7b-v0.1"}, {"ep", 2}, {"tp", 2}, {"num_gpus", 2}}, test::catalog()),
                     "ep", "= 1"));
+    // vLLM serving: --enable-expert-parallel spreads the experts over the tp x dp ranks (vllm/config/parallel.py),
+    // so tp 8 with expert parallelism on 8 GPUs is ep 8; Megatron's rule (ep divides the dp ranks) would refuse it.
+    const nlohmann::json serve = {{"model", "mixtral-8x7b-v0.1"}, {"workload", "infer"}, {"framework", "vllm"},
+                                  {"tp", 8}, {"ep", 8}, {"num_gpus", 8}};
+    CHECK(scenario_from_json(serve, test::catalog()).ok());
+    nlohmann::json half = serve;
+    half["ep"] = 4;
+    CHECK(has_error(scenario_from_json(half, test::catalog()), "ep", "tp x dp = 8"));
+    nlohmann::json dp2 = serve;
+    dp2["tp"] = 4;
+    CHECK(scenario_from_json(dp2, test::catalog()).ok());  // tp 4 x dp 2 = ep 8
     CHECK(has_error(scenario_from_json({{"model", "gpt2"}, {"pp", 16}, {"num_gpus", 16}}, test::catalog()), "pp", "12 layers"));
     CHECK(scenario_from_json({{"model", "gpt2"}, {"pp", 12}, {"num_gpus", 12}}, test::catalog()).ok());
     CHECK(has_error(scenario_from_json({{"model", "llama-3.1-8b"}, {"tp", 64}, {"num_gpus", 64}}, test::catalog()), "tp",

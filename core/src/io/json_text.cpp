@@ -105,6 +105,38 @@ struct CheckedDom {
     }
 };
 
+// Python's json module writes NaN, Infinity and -Infinity bare (json.dumps' allow_nan=True default), and
+// transformers saves config.json with it: NVIDIA-Nemotron-3-Super-120B-A12B's config has
+// "time_step_limit": [0.0, Infinity]. JSON has no such literals; they are read as null, as JS's JSON.stringify
+// writes them (FieldReader: present with the value null). Outside strings only; the text is copied only when
+// one occurs.
+std::string_view python_literals_as_null(std::string_view text, std::string& copy) {
+    static constexpr std::string_view kLiterals[] = {"-Infinity", "Infinity", "NaN"};
+    bool in_string = false, escaped = false;
+    std::size_t done = 0;  // text[0, done) is already in copy
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') { in_string = true; continue; }
+        if (c != '-' && c != 'I' && c != 'N') continue;
+        for (auto lit : kLiterals)
+            if (text.substr(i, lit.size()) == lit) {
+                copy.append(text.substr(done, i - done)).append("null");
+                done = i + lit.size();
+                i = done - 1;
+                break;
+            }
+    }
+    if (done == 0) return text;
+    copy.append(text.substr(done));
+    return copy;
+}
+
 }  // namespace
 
 std::optional<nlohmann::json> parse_json_text(std::string_view text, std::string& why) {
@@ -123,6 +155,8 @@ std::optional<nlohmann::json> parse_json_text(std::string_view text, std::string
         why = "not valid JSON here: nests deeper than " + std::to_string(kMaxJsonDepth) + " levels";
         return std::nullopt;
     }
+    std::string rewritten;
+    text = python_literals_as_null(text, rewritten);
     CheckedDom dom;
     if (!nlohmann::json::sax_parse(text.begin(), text.end(), &dom) && dom.duplicate.empty()) {
         // nlohmann's reason ("parse error at line 1, column 36: syntax error while parsing value - invalid

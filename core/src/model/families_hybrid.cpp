@@ -101,8 +101,19 @@ void nemotron_h(ModelSpec& m, FieldReader& r, Inventory& inv) {
         const i64 E = m.moe.experts;
         inv.linear(PC::router, Role::router, "gate", m.hidden, E, false, nE);
         inv.vector(PC::router, Role::router, "e_score_correction_bias", E, nE);
-        inv.linear(PC::experts, Role::up, "up_proj", m.hidden, m.moe.expert_intermediate, false, nE * E, true);
-        inv.linear(PC::experts, Role::down, "down_proj", m.moe.expert_intermediate, m.hidden, false, nE * E, true);
+        // LatentMoE (Nemotron-3-Super, `moe_latent_size`): the router reads the full token, fc1_latent_proj
+        // [latent, h] takes it down, the routed experts run latent -> moe_intermediate -> latent, fc2_latent_proj
+        // [h, latent] lifts the sum back; the shared expert stays at h (vLLM model_executor/models/nemotron_h.py
+        // NemotronHMoE; bias as mlp_bias). Read at h, the experts of Nemotron-3-Super-120B count 458.6B.
+        const i64 latent = r.integer_or({"moe_latent_size"}, 0, 0, kMaxWidth);
+        const i64 width = latent > 0 ? latent : m.hidden;
+        if (latent > 0) {
+            const bool b = r.boolean_or("mlp_bias", false);
+            inv.linear(PC::mlp, Role::down, "fc1_latent_proj", m.hidden, latent, b, nE);
+            inv.linear(PC::mlp, Role::up, "fc2_latent_proj", latent, m.hidden, b, nE);
+        }
+        inv.linear(PC::experts, Role::up, "up_proj", width, m.moe.expert_intermediate, false, nE * E, true);
+        inv.linear(PC::experts, Role::down, "down_proj", m.moe.expert_intermediate, width, false, nE * E, true);
         inv.plain_mlp("up_proj", "down_proj", m.hidden, m.moe.shared_intermediate, false, nE);
     }
     inv.plain_mlp("up_proj", "down_proj", m.hidden, m.intermediate, r.boolean_or("mlp_bias", false), nD);

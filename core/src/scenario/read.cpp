@@ -205,6 +205,28 @@ bool nested(std::string_view name) { return name.find('.') != std::string_view::
 
 std::string num(std::int64_t v) { return std::to_string(v); }
 
+// Which ranks expert parallelism reuses is each engine's own rule (docs/architectures.md, "Expert parallelism").
+// Megatron (arguments.py, expert_model_parallel_size): the experts split the data-parallel ranks, so ep divides
+// num_gpus / (tp x pp x cp). vLLM: `--enable-expert-parallel` is a switch, not a degree; the MoE layers are then
+// sharded over "the product of the tensor, prefill-context, and data parallel sizes" (vllm/config/parallel.py
+// @00193b82, ParallelConfig.data_parallel_size; FusedMoE sets ep_size = tp_size x dp_size), so the only ep it
+// can run is 1 or tp x dp: tp 8 with expert parallelism on 8 GPUs is ep 8.
+void check_expert_groups(const Scenario& s, FieldReader& r) {
+    if (s.ep <= 1) return;
+    const std::int64_t model_parallel = s.tp * s.pp * s.cp, dp = s.num_gpus / model_parallel;
+    if (s.framework == Framework::vllm && s.workload == Workload::infer) {
+        if (s.ep != s.tp * dp)
+            r.error("ep", num(s.ep) + " with tp " + num(s.tp) + " and " + num(dp) + " data-parallel replica(s): vLLM's "
+                          "--enable-expert-parallel spreads the experts over the tp x dp ranks (vllm/config/parallel.py), so "
+                          "allowed ep is 1 (off) or tp x dp = " + num(s.tp * dp));
+        return;
+    }
+    if (dp % s.ep != 0)
+        r.error("ep", num(s.ep) + " must divide num_gpus / (tp x pp x cp) = " + num(s.num_gpus) + " / " +
+                          num(model_parallel) + " = " + num(dp) + " (Megatron splits the experts across data-parallel "
+                          "ranks): raise num_gpus to a multiple of " + num(model_parallel * s.ep) + " or lower ep");
+}
+
 // Parallel degrees against each other and against the model: a layout no framework can run is an error
 // (Megatron-LM's arguments.py and vLLM's config checks refuse the same), not a smaller bill.
 void check_layout(const Scenario& s, FieldReader& r) {
@@ -214,13 +236,7 @@ void check_layout(const Scenario& s, FieldReader& r) {
         return;
     }
     const ModelSpec& m = s.model;
-    const std::int64_t dp = s.num_gpus / model_parallel;
-    // Megatron: expert parallelism splits the data-parallel ranks (expert_model_parallel_size must divide
-    // the data-parallel size), and each rank holds experts / ep of them.
-    if (s.ep > 1 && dp % s.ep != 0)
-        r.error("ep", num(s.ep) + " must divide num_gpus / (tp x pp x cp) = " + num(s.num_gpus) + " / " +
-                          num(model_parallel) + " = " + num(dp) + " (experts are split across data-parallel ranks): "
-                          "raise num_gpus to a multiple of " + num(model_parallel * s.ep) + " or lower ep");
+    check_expert_groups(s, r);
     if (m.count_only) return;
     if (m.stack) {  // a layer stack trains data parallel: Megatron's splits need transformer layers
         for (auto [key, v] : {std::pair<const char*, std::int64_t>{"tp", s.tp}, {"pp", s.pp}, {"cp", s.cp}, {"ep", s.ep}})
