@@ -71,7 +71,8 @@ TEST_CASE("time: checkpoint offload recomputes like full checkpointing, torch.co
     CHECK(e.speed->basis.find("torch.compile") == std::string::npos);
     // Checked against torchtune's README (Llama 3.2 3B, one A100): "+ Compile" over "+ Packed Dataset" is
     // x1.27 measured; the model's ratio is the fit's 1.16 where compute bounds the step.
-    CHECK(c.speed->tokens_per_s / e.speed->tokens_per_s == Approx(1.16).epsilon(0.01));
+    // (the optimizer step after backward is not compiled: it is left out of the ratio).
+    CHECK((e.speed->step_s - e.speed->optimizer_s) / (c.speed->step_s - c.speed->optimizer_s) == Approx(1.16).epsilon(0.01));
     // An MFU the user sets is their run's own (compiled or not): compile does not multiply it again.
     json own = compiled;
     own["mfu"] = 0.4;
@@ -100,7 +101,8 @@ TEST_CASE("time: the bill says how long a step takes and what bounds it") {
 
 TEST_CASE("time: a user-set MFU scales compute, dataset_tokens gives the time for the dataset") {
     using nlohmann::json;
-    const json base = {{"model", "llama-3.1-8b"}, {"method", "lora"}, {"micro_batch", 4}};
+    // On the GPU the Hopper MFU was measured on (h100-96gb), where the default prices the step at it exactly.
+    const json base = {{"model", "llama-3.1-8b"}, {"method", "lora"}, {"micro_batch", 4}, {"gpu", "h100-96gb"}};
     json set = base;
     set["mfu"] = 0.67;  // twice the Hopper default (0.335)
     set["dataset_tokens"] = 1e9;

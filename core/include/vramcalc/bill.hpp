@@ -55,6 +55,7 @@ struct Speed {
     double tokens_per_s_per_gpu = 0;
     double compute_s = 0, memory_s = 0, communication_s = 0, offload_s = 0;
     double launch_s = 0;              // eager kernel issue time, where a floor is known (HF Trainer)
+    double optimizer_s = 0;           // the optimizer step after backward (memory-bound, or its launches)
     // Inference: prefill of the prompts, then one decode step per generated token.
     double prefill_s = 0;
     double decode_s_per_token = 0;    // one step of `batch` sequences at the mean context

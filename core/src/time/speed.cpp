@@ -9,6 +9,7 @@
 #include "common/format.hpp"
 #include "parallel/layout.hpp"
 #include "time/flops.hpp"
+#include "time/kernels.hpp"
 #include "time/peaks.hpp"
 #include "vramcalc/layer_stack.hpp"
 
@@ -19,17 +20,26 @@ namespace {
 // (default_mfu). It is split into the matmuls at that peak and the rest of the step (pointwise ops, norms,
 // the optimizer, gaps between kernels): rest = executed FLOPs x (1 / (bf16 peak x MFU) - 1 / bf16 peak).
 // The matmuls then run at the peak of the units they use (matmul_rates: FP32 units for fp32 runs, TF32 for
-// their convolutions, FP8 for float8 linears) and the rest stays; for a bf16 run this is exactly executed
-// / (bf16 peak x MFU). The split assumes the bf16 matmuls of the published runs ran at peak, so it gives
-// the non-matmul part its largest share. An MFU the scenario sets is the user's own run's share of the
-// peaks the run uses: compute = matmul time at those peaks / MFU.
+// their convolutions, FP8 for float8 linears). The rest is memory-bound (norms, activations, residual adds,
+// rotary: each reads and writes its tensors once; kernels.hpp), so it scales with the memory bandwidth of
+// the GPU the MFU was measured on over this GPU's (mfu_source_bytes_per_s); for the GPU of the published
+// run this is exactly executed / (bf16 peak x MFU). The split assumes the bf16 matmuls of the published
+// runs ran at peak, so it gives the non-matmul part its largest share. An MFU the scenario sets is the
+// user's own run's share of the peaks the run uses: compute = matmul time at those peaks / MFU.
 double compute_seconds(const Scenario& s, const StepFlops& f, double mfu) {
     const MatmulRates r = matmul_rates(s);
     if (r.reference <= 0 || r.matmul <= 0 || r.linear <= 0 || r.conv <= 0 || mfu <= 0) return 0;
     const double other = std::max(0.0, f.executed() - f.linears - f.convs);
     const double matmuls = f.linears / r.linear + f.convs / r.conv + other / r.matmul;
     if (s.mfu > 0) return matmuls / mfu;
-    return matmuls + f.executed() * (1.0 / (r.reference * mfu) - 1.0 / r.reference);
+    // Half the rest is taken as memory-bound and scales with bandwidth, within the architecture the MFU was
+    // measured on (Hopper, Ampere; others borrow Hopper's figure and keep it whole). The half is a fit on the
+    // project's H200 step times (tests/data/throughput_runs.json, S18: bf16 LLM rows); the other half is the
+    // matmuls' shortfall from peak and the gaps between kernels, which bandwidth does not change.
+    const double bw = peak_bytes_per_s(s.gpu);
+    const bool source_arch = s.gpu.arch == "hopper" || s.gpu.arch == "ampere";
+    const double scale = bw > 0 && source_arch ? 0.5 + 0.5 * mfu_source_bytes_per_s(s.gpu) / bw : 1.0;
+    return matmuls + scale * f.executed() * (1.0 / (r.reference * mfu) - 1.0 / r.reference);
 }
 
 // Returns whether the step's traffic crossed the GPU's PCIe link (collectives without a GPU fabric, offload).
@@ -83,8 +93,25 @@ bool training_speed(const Scenario& s, const Bill& b, Speed& sp) {
         const double layers = static_cast<double>(s.model.layers + (s.model.arch == Arch::encoder_decoder ? s.model.encoder_layers : 0));
         sp.launch_s = accum * layers * (3.0 + (recomputes_layers(s.checkpointing) ? 1.0 : 0.0)) * 0.0013;
     }
+    // Frameworks' known overheads on the same eager issue path (kernels.cpp): DoRA's weight norm per adapted
+    // linear, transformers' MoE expert loop.
+    const DoraTime dora = dora_seconds(s);
+    sp.launch_s += dora.issue_s + moe_loop_seconds(s);
+    sp.compute_s += dora.gpu_s / gpus;
+    // A layer stack kernel by kernel (stack_time.cpp) instead of a borrowed MFU: its convolutions, norms and
+    // activations, and the CPU time eager PyTorch takes to issue them.
+    if (s.model.stack && s.mfu <= 0) {
+        const StackTime st = stack_micro_batch_time(s);
+        sp.compute_s = accum * st.gpu_s;
+        sp.launch_s = accum * st.cpu_s;
+    }
+    // The optimizer step runs after backward, on this GPU's share of the trainable parameters.
+    // An offloaded optimizer steps on the host (its time is not modelled beyond the transfers).
+    const double shard = (L.shard_optimizer ? ranks : 1.0) * static_cast<double>(L.tp * L.pp);
+    if (s.offload == Offload::none)
+        sp.optimizer_s = optimizer_step_seconds(s, static_cast<double>(b.trainable_parameters) / shard, trainable_tensors(s) / shard);
     const double roof = std::max({sp.compute_s, sp.memory_s, sp.launch_s});
-    sp.step_s = roof + sp.communication_s + sp.offload_s;
+    sp.step_s = roof + sp.optimizer_s + sp.communication_s + sp.offload_s;
     sp.bound = sp.offload_s > roof ? "offload" : sp.communication_s > roof ? "communication"
                : sp.launch_s > std::max(sp.compute_s, sp.memory_s) ? "launch"
                : sp.compute_s >= sp.memory_s ? "compute" : "memory";
@@ -117,6 +144,11 @@ double peak_flops_per_s(const GpuSpec& g) { return g.peak_bf16_tflops > 0 ? g.pe
 // default MFU of a transformer: an MFU the scenario sets is the one the user's run reaches, compiled or not,
 // and a layer stack has no fit. Scenarios without `compile` run at 1.
 double compile_speedup(const Scenario& s) { return s.compile && s.mfu <= 0 && !s.model.stack ? 1.16 : 1.0; }
+
+// The memory bandwidth of the GPUs default_mfu's figures were measured on: torchtitan's Dec 2024 H100
+// benchmarks ran on Grand Teton's H100 96GB HBM2e, 2.4 TB/s (benchmarks/llama3_h100_202412_torchtitan.md;
+// the catalog's h100-96gb), its A100 table on A100 80GB SXM, 2.039 TB/s (NVIDIA datasheet; a100-80gb).
+double mfu_source_bytes_per_s(const GpuSpec& g) { return g.arch == "ampere" ? 2039e9 : 2400e9; }
 
 double default_mfu(const GpuSpec& g) {
     if (g.arch == "ampere") return 0.57;
@@ -176,6 +208,7 @@ nlohmann::json speed_to_json(const Speed& s) {
     put("communication_s", s.communication_s);
     put("offload_s", s.offload_s);
     put("launch_s", s.launch_s);
+    put("optimizer_s", s.optimizer_s);
     put("prefill_s", s.prefill_s);
     put("decode_s_per_token", s.decode_s_per_token);
     put("tokens_per_s_per_sequence", s.tokens_per_s_per_sequence);

@@ -9,6 +9,9 @@ namespace vramcalc::detail {
 
 // The assumed model-FLOPs utilisation for the scenario's GPU (published figures per architecture).
 double default_mfu(const GpuSpec& g);
+// The memory bandwidth (bytes/s) of the GPU that MFU was measured on: the non-matmul rest of a step scales
+// with it over the scenario GPU's bandwidth.
+double mfu_source_bytes_per_s(const GpuSpec& g);
 
 // How much faster torch.compile makes a training step than eager PyTorch at the same settings (1 without
 // compile; the fit and its rows are in speed.cpp).
