@@ -113,7 +113,8 @@ EMSCRIPTEN_KEEPALIVE void vramcalc_blur() {
 // A wheel or a finger's drag at (x, y) by (dx, dy), in CSS pixels (deltaMode 1: lines, 2: pages), positive
 // dy moving the content up as in the browser. Returns 1 when a window scrolled (the page then cancels
 // the event), 0 when the window there is already at its end that way (the browser scrolls the host page).
-EMSCRIPTEN_KEEPALIVE int vramcalc_scroll(double x, double y, double dx, double dy, int mode) {
+// `ms` is the event's time (one gesture keeps the window it started on, ui::scroll_at).
+EMSCRIPTEN_KEEPALIVE int vramcalc_scroll(double x, double y, double dx, double dy, int mode, double ms) {
     auto& p = page();
     if (!p.app) return 0;
     const float scale = p.canvas.scale();
@@ -121,7 +122,7 @@ EMSCRIPTEN_KEEPALIVE int vramcalc_scroll(double x, double y, double dx, double d
     if (mode == 1) unit = 33;                 // lines: 3 lines (Firefox's notch) scroll 100 px (Chrome's notch)
     if (mode == 2) unit = p.canvas.css_height * 0.875;  // pages: most of the visible height
     const bool moved = vramcalc::ui::scroll_at(p.app->state(), ImVec2(static_cast<float>(x) * scale, static_cast<float>(y) * scale),
-                                               ImVec2(static_cast<float>(dx * unit) * scale, static_cast<float>(dy * unit) * scale));
+                                               ImVec2(static_cast<float>(dx * unit) * scale, static_cast<float>(dy * unit) * scale), ms);
     if (moved) wake();
     return moved ? 1 : 0;
 }
@@ -156,7 +157,7 @@ EMSCRIPTEN_KEEPALIVE void vramcalc_key(int key, int shift) {
 }
 // The hidden input lost the focus (the keyboard was closed): stop editing, as a click elsewhere would.
 EMSCRIPTEN_KEEPALIVE void vramcalc_text_input_blurred() {
-    page().want_text = false;
+    page().text_kind = -1;
     if (ImGui::GetIO().WantTextInput) ImGui::ClearActiveID();
     wake();
 }

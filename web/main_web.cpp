@@ -42,7 +42,8 @@ EM_JS(char*, js_page_link, (), { return vramcalcPage.toC(vramcalcPage.pageLink()
 EM_JS(char*, js_initial_hash, (), { return vramcalcPage.toC(location.hash || ""); });
 EM_JS(int, js_embed_mode, (), { return vramcalcPage.embed ? 1 : 0; });
 EM_JS(void, js_first_frame, (), { vramcalcPage.firstFrame(); });
-EM_JS(void, js_text_input, (int want), { vramcalcPage.textInputWanted(want != 0); });
+// The text field being edited: -1 none, 0 digits, 1 a decimal number, 2 text (the phone's keyboard).
+EM_JS(void, js_text_input, (int kind), { vramcalcPage.textInputWanted(kind); });
 // A start-up failure, on the page where the loading message was (shell/page.js) and in the console.
 // Not emscripten_log: its printf-style formatter and stack walker are 3 KB of the page's gzip JS.
 EM_JS(void, js_fatal, (const char* text), {
@@ -154,6 +155,7 @@ void draw() {
     io.DeltaTime = p.last_time > 0 ? std::max(static_cast<float>((now - p.last_time) / 1000.0), 1e-4f) : 1.0f / 60;
     p.last_time = now;
     apply_input(io);
+    p.app->state().touch = p.touch_pointer;  // a finger's taps: rows a fingertip can hit
     ui::prepare_input(p.app->state());
     ImGui::NewFrame();
     p.pressed.clear();
@@ -166,9 +168,9 @@ void draw() {
     ++p.frames_drawn;
     update_cursor();
 
-    if (io.WantTextInput != p.want_text) {
-        p.want_text = io.WantTextInput;
-        js_text_input(p.want_text ? 1 : 0);
+    if (const int kind = ui::text_input_kind(p.app->state()); kind != p.text_kind) {
+        p.text_kind = kind;
+        js_text_input(kind);
     }
     const auto& st = p.app->state();
     if (st.embed && std::fabs(st.content_height / dpr - p.content_height) >= 1) {
@@ -207,9 +209,19 @@ EMSCRIPTEN_KEEPALIVE int vramcalc_frame() {
     return 1;
 }
 EMSCRIPTEN_KEEPALIVE void vramcalc_wake() { wake(); }
+// The visible area changed (a phone's keyboard opened, the window was resized): the next frame scrolls
+// the field being edited into view.
+EMSCRIPTEN_KEEPALIVE void vramcalc_reveal_active() {
+    if (!g_page.app || !ImGui::GetIO().WantTextInput) return;
+    g_page.app->state().reveal_active = true;
+    wake();
+}
 EMSCRIPTEN_KEEPALIVE long vramcalc_frames_drawn() { return g_page.frames_drawn; }
+// A paste: what Ctrl+V gives a text field; with no field being edited, a config pasted on the page is
+// imported (App::on_paste), as a dropped file is.
 EMSCRIPTEN_KEEPALIVE void vramcalc_on_paste(const char* text) {
     g_page.platform.clipboard = text ? text : "";
+    if (g_page.app && !ImGui::GetIO().WantTextInput) g_page.app->on_paste(g_page.platform.clipboard);
     wake();
 }
 EMSCRIPTEN_KEEPALIVE void vramcalc_on_hash(const char* hash) {
@@ -246,8 +258,10 @@ EMSCRIPTEN_KEEPALIVE double vramcalc_scroll_of(double x, double y) {
     const float scale = g_page.canvas.scale();
     return vramcalc::ui::scroll_y_at(ImVec2(static_cast<float>(x) * scale, static_cast<float>(y) * scale)) / scale;
 }
-EMSCRIPTEN_KEEPALIVE const char* vramcalc_status() {  // tests: the status line ("Imported ...", an error)
-    return g_page.app ? g_page.app->state().status.c_str() : "";
+EMSCRIPTEN_KEEPALIVE const char* vramcalc_status() {  // tests: the status line ("Imported ...", an error) as shown
+    if (!g_page.app) return "";
+    const auto& st = g_page.app->state();
+    return st.status_edits == st.edits ? st.status.c_str() : "";
 }
 EMSCRIPTEN_KEEPALIVE const char* vramcalc_active_text() {  // the text field being edited, empty when none
     const ImGuiContext& g = *GImGui;
@@ -264,6 +278,34 @@ EMSCRIPTEN_KEEPALIVE const char* vramcalc_control_at(const char* label) {
             g_page.reply = std::to_string((s.x0 + s.x1) * 0.5f / scale) + "," + std::to_string((s.y0 + s.y1) * 0.5f / scale);
             break;
         }
+    return g_page.reply.c_str();
+}
+// Tests: the rectangle "x0,y0,x1,y1" (CSS pixels) of a control or an open popup's row by its label, of the
+// front-most open popup ("popup") and its first row ("popup-row"); "" when none was drawn.
+EMSCRIPTEN_KEEPALIVE const char* vramcalc_rect_of(const char* label) {
+    g_page.reply.clear();
+    if (!g_page.app || !label) return "";
+    const float s = g_page.canvas.scale();
+    const auto put = [s](float x0, float y0, float x1, float y1) {
+        g_page.reply = std::to_string(x0 / s) + "," + std::to_string(y0 / s) + "," + std::to_string(x1 / s) + "," + std::to_string(y1 / s);
+    };
+    const auto& nav = g_page.app->state().nav;
+    if (std::string(label) == "popup-row" && !nav.popup_items.empty()) {
+        const auto& t = nav.popup_items.front();
+        put(t.x0, t.y0, t.x1, t.y1);
+        return g_page.reply.c_str();
+    }
+    if (std::string(label) == "popup") {
+        const ImGuiContext& g = *GImGui;
+        if (g.OpenPopupStack.Size > 0 && g.OpenPopupStack.back().Window) {
+            const ImRect r = g.OpenPopupStack.back().Window->Rect();
+            put(r.Min.x, r.Min.y, r.Max.x, r.Max.y);
+        }
+        return g_page.reply.c_str();
+    }
+    for (const auto* list : {&nav.collecting, &nav.popup_items})
+        for (const auto& t : *list)
+            if (t.label == label && g_page.reply.empty()) put(t.x0, t.y0, t.x1, t.y1);
     return g_page.reply.c_str();
 }
 EMSCRIPTEN_KEEPALIVE const char* vramcalc_form_field(const char* ptr) {  // tests: {"value", "error"} of a field

@@ -68,7 +68,7 @@ struct Page {
     bool mouse_down[3] = {};
     bool mouse_clicked[3] = {};        // pressed since the last frame (a click shorter than a frame still counts)
     bool touch_pointer = false;        // the last pointer was a finger: the mouse position is stale
-    bool want_text = false;            // io.WantTextInput as the page was last told
+    int text_kind = -1;                // ui::text_input_kind() as the page was last told
     int cursor = ImGuiMouseCursor_Arrow;
     float content_height = 0;          // ?embed=1: the last height sent to the host (CSS pixels)
     std::string reply;                 // strings returned to JS (valid until the next call)

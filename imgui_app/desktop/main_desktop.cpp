@@ -248,6 +248,10 @@ int main(int argc, char** argv) {
         ImGui_ImplGlfw_NewFrame();
         vramcalc::ui::prepare_input(app.state());
         ImGui::NewFrame();
+        // Ctrl+V with no field being edited: the clipboard's config or link is imported (App::on_paste).
+        const ImGuiIO& io = ImGui::GetIO();
+        if (!io.WantTextInput && io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_V, false))
+            if (const char* clip = glfwGetClipboardString(window)) app.on_paste(clip);
         app.draw_frame();
         ImGui::Render();
         int fw = 0, fh = 0;

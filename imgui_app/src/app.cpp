@@ -75,6 +75,17 @@ void App::on_file(const std::string& name, const std::string& bytes) {
     }
 }
 
+void App::on_paste(const std::string& text) {
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) return;
+    const auto hash = text.find("#v=");
+    if (hash != std::string::npos && text.find_first_of(" \t\r\n", first) == std::string::npos) {  // one word: a link
+        if (load_url_state(text.substr(hash))) set_status(st_, "Opened the pasted link.");
+        return;
+    }
+    on_file("pasted text", text);
+}
+
 void App::on_file_refused(const std::string& name, const std::string& why) { set_status(st_, name + ": " + why, true); }
 
 void App::on_fetched(bool ok, const std::string& url, const std::string& body, const std::string& error) {
@@ -126,11 +137,14 @@ void App::update() {
 void set_status(AppState& st, std::string message, bool error) {
     st.status = std::move(message);
     st.status_is_error = error;
+    st.status_edits = st.edits;
+    st.link_copied_at = -1;
 }
 
 void apply_patch(AppState& st, const json& patch) {
     st.scenario.merge_patch(patch);
     st.dirty = true;
+    ++st.edits;
 }
 
 namespace {

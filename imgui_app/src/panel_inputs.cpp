@@ -110,12 +110,20 @@ void GuiModel(AppState& st) {
         return;
     }
     ImGui::SetNextItemWidth(-1);
-    ImGui::InputTextWithHint("##filter", "search models (name, family, Hub id)", &st.model_filter);
+    // A tap or click selects the search's text (typing replaces it); Enter picks the only match.
+    const bool enter = ImGui::InputTextWithHint("##filter", "search models (name, family, Hub id)", &st.model_filter,
+                                                ImGuiInputTextFlags_AutoSelectAll | ImGuiInputTextFlags_EnterReturnsTrue);
     std::map<std::string, std::vector<const ModelPreset*>> by_family;
+    const ModelPreset* only = nullptr;
+    int matches = 0;
     for (const auto& m : st.catalog->models())
         if (st.model_filter.empty() || contains_ci(m.name, st.model_filter) || contains_ci(m.family, st.model_filter) ||
-            contains_ci(m.hub_id, st.model_filter))
+            contains_ci(m.hub_id, st.model_filter)) {
             by_family[m.family].push_back(&m);
+            only = &m;
+            ++matches;
+        }
+    if (enter && matches == 1 && only->id != current) w::set(st, "/model", only->id);
     if (ImGui::BeginChild("models", ImVec2(0, fs * 11), true)) {
         for (auto& [family, list] : by_family) {
             const bool has_current = std::any_of(list.begin(), list.end(), [&](const ModelPreset* m) { return m->id == current; });
@@ -149,10 +157,24 @@ void GuiModel(AppState& st) {
 // A model that is not a preset: fetched from the Hub, pasted, or opened from a file.
 static void model_source(AppState& st) {
     const float fs = ImGui::GetFontSize();
-    if (ImGui::TreeNode("Any Hugging Face model (config.json)")) {
+    // Another tool's config is the quickest way in for people who already run one: said where the model
+    // is chosen, not only inside the folded node below.
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("Import a config you run with: paste (Ctrl+V) or drop a vllm serve line, DeepSpeed, accelerate, "
+                        "LLaMA-Factory, axolotl, torchtune or Hugging Face config anywhere on the page.");
+    ImGui::PopTextWrapPos();
+    if (st.platform->can_open_file()) {
+        if (ImGui::Button("Import a config file...")) st.platform->open_file_dialog();
+        ImGui::SameLine();
+    }
+    if (ImGui::Button(st.show_importer ? "Hide the paste box" : "Paste a config...")) st.show_importer = !st.show_importer;
+    ImGui::SetNextItemOpen(st.show_importer, ImGuiCond_Always);
+    if (ImGui::TreeNode("Any Hugging Face model, or a config you run with")) {
+        st.show_importer = true;
         if (st.platform->can_fetch()) {
             ImGui::SetNextItemWidth(-fs * 6.5f);
-            const bool enter = ImGui::InputTextWithHint("##hub", "org/model on the Hub", &st.hub_id, ImGuiInputTextFlags_EnterReturnsTrue);
+            const bool enter = ImGui::InputTextWithHint("##hub", "org/model on the Hub", &st.hub_id,
+                                                        ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_AutoSelectAll);
             ImGui::SameLine();
             if (ImGui::Button("Fetch") || enter) {
                 const std::string url = st.hub_base + "/" + st.hub_id + "/resolve/main/config.json";
@@ -163,7 +185,9 @@ static void model_source(AppState& st) {
             if (ImGui::InputText("Hub URL", &st.hub_base)) st.platform->save_setting("hub_base", st.hub_base);
             GuiCheckpoint(st);
         }
+        ImGui::PushTextWrapPos(0);  // wrapped: cut off at the column's edge it hid the formats it names
         ImGui::TextDisabled("Or paste a config.json, or a config you run with (vllm serve ..., DeepSpeed, LLaMA-Factory, axolotl, torchtune YAML):");
+        ImGui::PopTextWrapPos();
         ImGui::InputTextMultiline("##paste", &st.pasted_config, ImVec2(-1, fs * 5));
         if (ImGui::Button("Use pasted config")) {
             bool refused = false;
@@ -175,8 +199,12 @@ static void model_source(AppState& st) {
             ImGui::SameLine();
             if (ImGui::Button("Open file...")) st.platform->open_file_dialog();
         }
+        ImGui::PushTextWrapPos(0);
         ImGui::TextDisabled("You can also drop a config.json, a scenario or another tool's config file on the window.");
+        ImGui::PopTextWrapPos();
         ImGui::TreePop();
+    } else {
+        st.show_importer = false;
     }
     GuiLayerStack(st);
 }
@@ -305,9 +333,15 @@ void GuiHardware(AppState& st) {
     w::Help("gpu");
     ImGui::SameLine(ImGui::GetFontSize() * 9.5f);
     ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 0.5f);
-    const bool open = ImGui::BeginCombo("##gpu", label.c_str(), ImGuiComboFlags_HeightLarge);
+    // The list stays inside the window (its rows are wider than a phone's combo): no wider than the
+    // viewport, as tall as 20 rows at most (ImGuiComboFlags_HeightLarge's count).
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    const float row = ImGui::GetFrameHeightWithSpacing();
+    ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(vp->WorkSize.x - 2 * ImGui::GetStyle().WindowPadding.x, row * 20));
+    const bool open = ImGui::BeginCombo("##gpu", label.c_str());
     if (!open) name_last_item(st, "GPU selector");
     if (open) {
+        w::ComboTypeahead(st);
         std::string vendor;
         for (const auto& g : st.catalog->gpus()) {
             if (g.vendor != vendor) {
@@ -315,7 +349,7 @@ void GuiHardware(AppState& st) {
                 ImGui::TextDisabled("%s", vendor.c_str());
             }
             const std::string item = g.name + "  (" + format_gib(g.memory_bytes, 1) + ")##" + g.id;
-            if (ImGui::Selectable(item.c_str(), preset == &g)) w::set(st, "/gpu", g.id);
+            if (w::ComboRow(st, item.c_str(), preset == &g)) w::set(st, "/gpu", g.id);
         }
         ImGui::Separator();
         if (ImGui::Selectable("Custom GPU...", custom))
@@ -325,11 +359,11 @@ void GuiHardware(AppState& st) {
     if (custom) {
         std::string name = w::text_at(gpu, "name", "custom GPU");
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
-        if (ImGui::InputText("name", &name)) w::set(st, "/gpu/name", name);
+        if (ImGui::InputText("name", &name, ImGuiInputTextFlags_AutoSelectAll)) w::set(st, "/gpu/name", name);
         ImGui::SameLine();
         double mem = gpu.contains("memory_gib") ? w::number_at(gpu, "memory_gib", 0) : w::number_at(gpu, "memory_bytes", 0) / kGiB;
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-        if (ImGui::InputDouble("GiB", &mem, 0, 0, "%.1f")) {
+        if (ImGui::InputDouble("GiB", &mem, 0, 0, "%.1f", ImGuiInputTextFlags_CharsScientific)) {
             st.scenario["gpu"].erase("memory_bytes");
             w::set(st, "/gpu/memory_gib", mem);
         }

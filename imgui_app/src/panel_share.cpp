@@ -54,6 +54,7 @@ void copy_link(AppState& st) {
     }
     st.platform->copy_text(st.platform->share_link(state));
     set_status(st, "Link copied: opening it restores this scenario.");
+    st.link_copied_at = st.edits;  // said on the button itself: the status line is off screen on a phone
 }
 
 }  // namespace
@@ -85,7 +86,8 @@ void GuiHeader(AppState& st) {
 
 void GuiExport(AppState& st) {
     const bool ok = st.results.ok;
-    if (ImGui::Button("Copy link")) copy_link(st);
+    if (ImGui::Button(st.link_copied_at == st.edits ? "Link copied###link" : "Copy link###link")) copy_link(st);
+    if (st.link_copied_at == st.edits && ImGui::IsItemHovered()) ImGui::SetTooltip("Opening the copied link restores this scenario.");
     ImGui::SameLine();
     if (st.narrow) {
         // A phone: everything else folded into one menu.
@@ -152,7 +154,7 @@ void GuiScenarioJson(AppState& st) {
 void GuiFooter(AppState& st) {
     ImGui::Separator();
     ImGui::PushTextWrapPos(0);
-    if (!st.status.empty()) {
+    if (!st.status.empty() && st.status_edits == st.edits) {  // an edit since makes the last action's line old news
         if (st.status_is_error) ImGui::TextColored(fit_color(Fit::no), "%s", st.status.c_str());
         else ImGui::TextUnformatted(st.status.c_str());
     }

@@ -35,6 +35,11 @@ void GuiFooter(AppState& st);
 void keyboard_tab(AppState& st);
 // Names the control just submitted for the Tab order's focus label (ImGui reports no label for combos).
 void name_last_item(AppState& st, const char* name);
+// Names the first control submitted since the Tab order held `count` stops: a number field (`number` 0
+// integer, 1 decimal), whose +/- buttons come after it. Digits typed while it has the focus edit it.
+void name_number_field(AppState& st, std::size_t count, const char* name, int number);
+// After the panels: keeps the control pressed last where it was on screen (input.cpp).
+void anchor_scroll(AppState& st);
 
 // The three answers a memory figure can have, and their text colours (contrast >= 4.5:1 on white and on
 // the table's selected rows): the core's three verdicts (bill_format.hpp verdict_of).
@@ -87,6 +92,12 @@ bool PowerOfTwo(AppState& st, const char* label, const std::string& ptr);
 bool Real(AppState& st, const char* label, const std::string& ptr, const char* fmt);  // a slider over the key's range
 bool Number(AppState& st, const char* label, const std::string& ptr, const char* fmt);  // typed
 bool Bool(AppState& st, const char* label, const std::string& ptr);
+// One row of an open combo: at least 44 CSS px tall after a finger's tap (a fingertip's target), the
+// current row focused and scrolled to when the combo opens, letters typed jump to the first row whose
+// name starts with them.
+bool ComboRow(AppState& st, const char* label, bool selected);
+// Before a combo's rows: what was typed into it since the last pause (input.cpp's type-ahead).
+void ComboTypeahead(AppState& st);
 void Help(const char* key);          // (?) marker with the memory effect of a scenario key and its default
 const char* help_text(const std::string& key);
 void SectionTitle(const char* text);

@@ -1,10 +1,15 @@
 // Widgets bound to scenario keys, and what each key does to memory (the tooltips).
 #include <algorithm>
+#include <cctype>
+#include <chrono>
 #include <cmath>
 #include <string_view>
 
 #include "ui.hpp"
 #include "vramcalc/scenario_json.hpp"
+#include "vramcalc/scenario_keys.hpp"
+
+#include <imgui_internal.h>  // SetFocusID (a combo's type-ahead)
 
 namespace vramcalc::ui::widgets {
 
@@ -66,12 +71,54 @@ json current(const AppState& st, const std::string& ptr) {
     const json::json_pointer p(ptr);
     if (st.scenario.contains(p) && !error_at(st, ptr)) return st.scenario.at(p);
     if (st.results.scenario_json.contains(p)) return st.results.scenario_json.at(p);  // once per change
-    return nullptr;
+    // A key the writer leaves out at its default (adamw_impl): that default, not a blank.
+    if (!st.results.ok) return nullptr;
+    const std::string d = scenario_key_default(key_of(ptr), st.results.scenario.framework, st.results.scenario.workload);
+    return d.empty() ? json() : json::parse(d, nullptr, false);
 }
 
 void set(AppState& st, const std::string& ptr, json value) {
     st.scenario[json::json_pointer(ptr)] = std::move(value);
     st.dirty = true;
+    ++st.edits;  // the last action's status line is old news now
+}
+
+bool ComboRow(AppState& st, const char* label, bool selected) {
+    const float fs = ImGui::GetFontSize();
+    const float h = st.touch ? std::max(0.0f, fs * 44.0f / kBodyFontPx - ImGui::GetStyle().ItemSpacing.y) : 0.0f;
+    ImGui::PushStyleVar(ImGuiStyleVar_SelectableTextAlign, ImVec2(0, 0.5f));  // the text centred in a taller row
+    const bool picked = ImGui::Selectable(label, selected, 0, ImVec2(0, h));
+    ImGui::PopStyleVar();
+    if (selected) ImGui::SetItemDefaultFocus();
+    KeyboardNav& nav = st.nav;
+    if (nav.typeahead_pending) {  // typed this frame: the first row it names
+        std::string name = label;
+        name = name.substr(0, name.find("##"));
+        const bool match = name.size() >= nav.typeahead.size() &&
+                           std::equal(nav.typeahead.begin(), nav.typeahead.end(), name.begin(),
+                                      [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); });
+        if (match) {
+            ImGui::SetFocusID(ImGui::GetItemID(), ImGui::GetCurrentWindow());
+            ImGui::SetScrollHereY(0.5f);
+            GImGui->NavDisableHighlight = false;
+            nav.typeahead_pending = false;  // found: later rows leave the focus alone
+        }
+    }
+    return picked;
+}
+
+void ComboTypeahead(AppState& st) {
+    ImGuiIO& io = ImGui::GetIO();
+    KeyboardNav& nav = st.nav;
+    if (io.InputQueueCharacters.Size == 0) return;
+    // Wall time: the page draws no frames while idle, so ImGui's clock stands still between keys.
+    const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    if (now - nav.typeahead_time > 1.0) nav.typeahead.clear();  // a pause of 1 s starts a new name
+    for (ImWchar c : io.InputQueueCharacters)
+        if (c >= 0x20 && c < 0x80) nav.typeahead += static_cast<char>(c);
+    io.InputQueueCharacters.resize(0);
+    nav.typeahead_time = now;
+    nav.typeahead_pending = true;
 }
 
 namespace {
@@ -111,8 +158,9 @@ bool Enum(AppState& st, const char* label, const std::string& ptr, const std::ve
     const bool open = ImGui::BeginCombo("##v", value_label(ptr, now).c_str());
     if (!open) name_last_item(st, label);
     if (open) {
+        ComboTypeahead(st);
         for (const auto& v : values) {
-            if (ImGui::Selectable(value_label(ptr, v).c_str(), v == now) && v != now) {
+            if (ComboRow(st, value_label(ptr, v).c_str(), v == now) && v != now) {
                 set(st, ptr, v);
                 changed = true;
             }
@@ -131,7 +179,9 @@ bool Int(AppState& st, const char* label, const std::string& ptr) {
     label_column(st, label, ptr);
     ImGui::PushID(ptr.c_str());
     const long long step = 1;
+    const std::size_t stops = st.nav.collecting.size();
     const bool edited = ImGui::InputScalar("##v", ImGuiDataType_S64, &v, &step, nullptr, "%lld");
+    name_number_field(st, stops, label, 0);
     ImGui::PopID();
     if (edited) {
         v = std::clamp<long long>(v, lo, hi);
@@ -150,7 +200,9 @@ bool PowerOfTwo(AppState& st, const char* label, const std::string& ptr) {
     // Typing any value works; the +/- buttons halve and double (the steps people try).
     const float button = ImGui::GetFrameHeight();
     ImGui::SetNextItemWidth(std::max(ImGui::CalcItemWidth() - 2 * (button + ImGui::GetStyle().ItemInnerSpacing.x), button * 2));
+    const std::size_t stops = st.nav.collecting.size();
     bool edited = ImGui::InputScalar("##v", ImGuiDataType_S64, &v, nullptr, nullptr, "%lld");
+    name_number_field(st, stops, label, 0);
     ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
     if (ImGui::Button("-", ImVec2(button, button))) { v = std::max<long long>(lo, v / 2); edited = true; }
     ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
@@ -168,6 +220,7 @@ bool Real(AppState& st, const char* label, const std::string& ptr, const char* f
     label_column(st, label, ptr);
     ImGui::PushID(ptr.c_str());
     const bool edited = ImGui::SliderScalar("##v", ImGuiDataType_Double, &v, &lo, &hi, fmt, ImGuiSliderFlags_AlwaysClamp);
+    name_last_item(st, label);
     ImGui::PopID();
     if (edited) set(st, ptr, std::round(v * 1000.0) / 1000.0);
     return edited;
@@ -181,7 +234,9 @@ bool Number(AppState& st, const char* label, const std::string& ptr, const char*
     double v = cur.is_number() ? cur.get<double>() : lo;
     label_column(st, label, ptr);
     ImGui::PushID(ptr.c_str());
-    const bool edited = ImGui::InputDouble("##v", &v, 0, 0, fmt);
+    const std::size_t stops = st.nav.collecting.size();
+    const bool edited = ImGui::InputDouble("##v", &v, 0, 0, fmt, ImGuiInputTextFlags_CharsScientific);  // "1e+09" types back
+    name_number_field(st, stops, label, 1);
     ImGui::PopID();
     if (edited) set(st, ptr, std::clamp(v, lo, hi));
     return edited;
@@ -193,6 +248,7 @@ bool Bool(AppState& st, const char* label, const std::string& ptr) {
     label_column(st, label, ptr);
     ImGui::PushID(ptr.c_str());
     const bool edited = ImGui::Checkbox("##v", &v);
+    name_last_item(st, label);
     ImGui::PopID();
     if (edited) set(st, ptr, v);
     return edited;

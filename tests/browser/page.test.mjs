@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import {chromium} from 'playwright-core';
+import {interactionChecks} from './interaction.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => {
   if (a.startsWith('--')) acc.push([a.slice(2), all[i + 1] && !all[i + 1].startsWith('--') ? all[i + 1] : true]);
@@ -369,6 +370,7 @@ await check('a one-finger drag scrolls on a 390x844 phone (3x, touch)', async ()
   const touch = (type, y) => cdp.send('Input.dispatchTouchEvent', {type, touchPoints: type === 'touchEnd' ? [] : [{x: 200, y}]});
   await touch('touchStart', 650);
   for (let y = 630; y >= 350; y -= 20) await touch('touchMove', y);
+  await p.waitForTimeout(150);  // the finger held still before it lifts: no fling
   await touch('touchEnd');
   let after = before;
   for (let i = 0; i < 60 && after === before; i++) {
@@ -430,6 +432,12 @@ await check('on a phone a tap on a text field opens the keyboard, and what is ty
   await until(typed, 'qwe');
   await p.keyboard.press('Enter');
   await until(focused, 'canvas');      // editing ended: the keyboard closes
+  await tap(field);                    // a tap selects the search's text: what is typed replaces it
+  await until(focused, 'text-input');
+  await p.keyboard.type('l');
+  await until(typed, 'l');
+  await p.keyboard.press('Enter');
+  await until(focused, 'canvas');
   assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
   await cdp.detach();
   await p.close();
@@ -589,7 +597,7 @@ async function waitAt(p, label) {
 }
 async function hubAction(p, id, button) {
   const at = label => p.evaluate(l => window.vramcalcPage.controlAt(l), label);
-  if (!await at('##hub')) await p.mouse.click(...await waitAt(p, 'Any Hugging Face model (config.json)'));
+  if (!await at('##hub')) await p.mouse.click(...await waitAt(p, 'Any Hugging Face model, or a config you run with'));
   let typed = '';
   for (let attempt = 0; attempt < 5 && typed !== id; attempt++) {  // a busy machine may drop a key: type again
     await p.mouse.click(...await waitAt(p, '##hub'));
@@ -840,6 +848,8 @@ await check('a print(model) pasted into the layer-stack editor is converted by t
   await p.close();
 });
 
+await interactionChecks({base, open, check, assert, out, waitSummary});
+
 if (args.measure) {
   const pageFiles = ['index.html', 'page.js', 'vramcalc.js', 'vramcalc.wasm'];
   metrics.transfer_gzip_bytes = pageFiles.reduce((n, f) => n + zlib.gzipSync(fs.readFileSync(path.join(dist, f)), {level: 9}).length, 0);
@@ -887,7 +897,7 @@ if (args.measure) {
       await p.waitForTimeout(300);
       times.push({compute_ms: +(await p.evaluate(() => window.vramcalcPage.computeMs())).toFixed(1), main_thread_ms: Math.round(1000 * (await task() - t0))});
     }
-    // A form change on that stack: the first "+" drawn (the micro-batch's; a layer stack has no LoRA rank).
+    // A form change on that stack: the first "+" drawn (the GPU count's).
     const before = await p.evaluate(() => window.vramcalcPage.computeMs());
     const t0 = await task();
     await p.mouse.click(...await waitAt(p, '+'));

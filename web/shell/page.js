@@ -53,7 +53,7 @@
     if (canvas.height !== h) canvas.height = h;
     wake();
   }
-  window.addEventListener('resize', resize);
+  window.addEventListener('resize', function () { resize(); if (ready()) Module._vramcalc_reveal_active(); });
   resize();
 
   // The frame loop: an animation frame only while the C++ side asks for one (vramcalc_frame returns 0 once
@@ -131,23 +131,44 @@
     if (!ready() || e.ctrlKey) return;
     var p = canvasPoint(e), dx = e.deltaX, dy = e.deltaY;
     if (e.shiftKey && !dx) { dx = dy; dy = 0; }
-    if (Module._vramcalc_scroll(p[0], p[1], dx, dy, e.deltaMode)) e.preventDefault();
+    if (Module._vramcalc_scroll(p[0], p[1], dx, dy, e.deltaMode, e.timeStamp)) e.preventDefault();
   }, {capture: true, passive: false});
 
   // Touch: ours too (the GLFW port reads positions from event.touch, which does not exist). One finger
   // dragged past a few pixels scrolls the window under it, content following the finger; a touch that
   // stays put is a click, run synchronously so that what it starts (the on-screen keyboard, a copy, a
-  // new tab) happens inside the user's gesture.
-  var touch = null, lastPointerTouch = false, tapSlop = 8;
-  window.addEventListener('mousedown', function () { lastPointerTouch = false; }, true);
+  // new tab) happens inside the user's gesture. A finger lifted while moving flings: the content glides
+  // on and slows down (the velocity of the last three moves, decaying with a time constant of 325 ms, as
+  // iOS and Android scroll views do); a finger held still before it lifts does not fling, nor does a new touch.
+  var touch = null, lastPointerTouch = false, tapSlop = 8, fling = null;
+  function flingStep(t) {
+    if (!fling) return;
+    var dt = Math.min(t - fling.t, 50);
+    fling.t = t;
+    fling.v *= Math.exp(-dt / 325);
+    var moved = Math.abs(fling.v) > 0.02 && Module._vramcalc_scroll(fling.x, fling.y, 0, fling.v * dt, 0, performance.now());
+    if (moved) requestAnimationFrame(flingStep);
+    else fling = null;
+  }
+  function startFling(x, y, now) {
+    var s = touch.samples, n = s.length, last = s[n - 1];
+    if (n < 3) return;
+    var from = s[Math.max(0, n - 4)], gap = (last[0] - from[0]) / (n - 1 - Math.max(0, n - 4));  // ms between the last moves
+    if (now - last[0] > Math.max(100, 2 * gap)) return;  // held still before lifting: no fling
+    var v = (from[1] - last[1]) / Math.max(1, last[0] - from[0]);  // CSS px per ms, up positive
+    if (Math.abs(v) < 0.3) return;
+    fling = {x: x, y: y, v: v, t: performance.now()};
+    requestAnimationFrame(flingStep);
+  }
   window.addEventListener('touchstart', function (e) {
     if (e.target !== canvas) return;
     e.stopPropagation();
     e.preventDefault();
     lastPointerTouch = true;
+    fling = null;
     if (!ready() || e.touches.length !== 1) { touch = null; return; }
     var t = e.changedTouches[0], p = canvasPoint(t);
-    touch = {id: t.identifier, x0: p[0], y0: p[1], x: p[0], y: p[1], dragging: false};
+    touch = {id: t.identifier, x0: p[0], y0: p[1], x: p[0], y: p[1], dragging: false, samples: [[e.timeStamp, p[1]]]};
   }, {capture: true, passive: false});
   function ownTouch(e) {
     if (!touch) return null;
@@ -162,9 +183,10 @@
     var p = ownTouch(e);
     if (!p) return;
     if (!touch.dragging && Math.hypot(p[0] - touch.x0, p[1] - touch.y0) > tapSlop) touch.dragging = true;
-    if (touch.dragging) Module._vramcalc_scroll(touch.x0, touch.y0, touch.x - p[0], touch.y - p[1], 0);
+    if (touch.dragging) Module._vramcalc_scroll(touch.x0, touch.y0, touch.x - p[0], touch.y - p[1], 0, performance.now());
     touch.x = p[0];
     touch.y = p[1];
+    touch.samples.push([e.timeStamp, p[1]]);
   }, {capture: true, passive: false});
   window.addEventListener('touchend', function (e) {
     if (e.target !== canvas) return;
@@ -172,6 +194,7 @@
     e.preventDefault();
     var p = ownTouch(e);
     if (p && !touch.dragging) syncTextInput(Module._vramcalc_tap(p[0], p[1]));
+    if (p && touch.dragging) startFling(touch.x0, touch.y0, e.timeStamp);
     if (p) touch = null;
   }, {capture: true, passive: false});
   window.addEventListener('touchcancel', function (e) {
@@ -190,6 +213,7 @@
     textInput.value = sentinel;
     textInput.setSelectionRange(1, 1);
   }
+  var refocusing = false;
   function syncTextInput(wantText) {
     if (wantText && lastPointerTouch) {
       if (document.activeElement !== textInput) {
@@ -201,6 +225,32 @@
       canvas.focus({preventScroll: true});
     }
   }
+  // The field being edited (main_web.cpp: -1 none, 0 digits, 1 a decimal number, 2 text) picks the
+  // phone's keyboard; a keyboard already open is reopened to change.
+  var inputModes = ['numeric', 'decimal', 'text'];
+  function textInputWanted(kind) {
+    var mode = inputModes[kind] || 'text';
+    if (kind >= 0 && textInput.inputMode !== mode) {
+      textInput.inputMode = mode;
+      if (document.activeElement === textInput) {
+        refocusing = true;
+        textInput.blur();
+        textInput.focus({preventScroll: true});
+        refocusing = false;
+      }
+    }
+    syncTextInput(kind >= 0);
+    revealField();
+  }
+  // The on-screen keyboard covers the bottom of the layout viewport on iOS (visualViewport shrinks, the
+  // window does not): the canvas then fits the visible part, and the field being edited is scrolled into it.
+  function revealField() {
+    var vv = window.visualViewport, editing = document.activeElement === textInput;
+    var h = editing && vv && vv.height < window.innerHeight - 40 ? vv.height + 'px' : '';
+    if (canvas.style.height !== h) { canvas.style.height = h; resize(); }
+    if (ready()) Module._vramcalc_reveal_active();
+  }
+  if (window.visualViewport) window.visualViewport.addEventListener('resize', revealField);
   function sendText(text) { if (text) call('vramcalc_text', ['string'], [text]); }
   ['keydown', 'keypress', 'keyup'].forEach(function (type) {
     window.addEventListener(type, function (e) {
@@ -224,7 +274,11 @@
     sendText(e.data);
     resetTextInput();
   });
-  textInput.addEventListener('blur', function () { if (ready()) Module._vramcalc_text_input_blurred(); });
+  textInput.addEventListener('blur', function () {
+    if (refocusing) return;
+    if (ready()) Module._vramcalc_text_input_blurred();
+    if (canvas.style.height) { canvas.style.height = ''; resize(); }
+  });
 
   window.addEventListener('paste', function (e) {
     call('vramcalc_on_paste', ['string'], [e.clipboardData ? e.clipboardData.getData('text/plain') : '']);
@@ -250,9 +304,22 @@
       else call('vramcalc_on_file', ['string', 'string'], [file.name, text]);
     }, function () { call('vramcalc_on_file_refused', ['string', 'string'], [file.name, 'could not be read']); });
   }
+  // A file dragged over the page: a cover says what dropping it does (dragenter/dragleave pair up per
+  // element crossed, so they are counted).
+  var dropCover = document.getElementById('drop'), dragDepth = 0;
+  function showDrop(on) { dragDepth = on ? dragDepth : 0; dropCover.style.display = on ? 'flex' : 'none'; }
+  function carriesFiles(e) { return e.dataTransfer && Array.prototype.indexOf.call(e.dataTransfer.types || [], 'Files') >= 0; }
+  window.addEventListener('dragenter', function (e) {
+    if (!carriesFiles(e)) return;
+    e.preventDefault();
+    dragDepth++;
+    showDrop(true);
+  });
+  window.addEventListener('dragleave', function () { if (--dragDepth <= 0) showDrop(false); });
   window.addEventListener('dragover', function (e) { e.preventDefault(); });
   window.addEventListener('drop', function (e) {
     e.preventDefault();
+    showDrop(false);
     if (e.dataTransfer && e.dataTransfer.files.length) readFile(e.dataTransfer.files[0]);
   });
 
@@ -431,7 +498,7 @@
     pageLink: pageLink,
     openUrl: function (url) { window.open(url, '_blank', 'noopener'); },
     setSummary: function (text) { summary.textContent = text; },
-    textInputWanted: function (want) { syncTextInput(want); },
+    textInputWanted: textInputWanted,
     requestFrame: requestFrame,
     contentHeight: function (cssPixels) {  // ?embed=1: the host sizes the frame (docs/embedding.md)
       if (window.parent !== window) window.parent.postMessage({type: 'vramcalc:height', height: Math.ceil(cssPixels)}, '*');
@@ -448,6 +515,10 @@
     navFocus: function () { return ready() ? UTF8ToString(Module._vramcalc_nav_focus()) : ''; },  // tests: the focused control
     status: function () { return ready() ? UTF8ToString(Module._vramcalc_status()) : ''; },  // tests: the status line
     activeText: function () { return ready() ? UTF8ToString(Module._vramcalc_active_text()) : ''; },
+    rectOf: function (label) {  // tests: [x0, y0, x1, y1] in CSS pixels of a control, a popup's row, or "popup"
+      var r = ready() ? Module.ccall('vramcalc_rect_of', 'string', ['string'], [label]) : '';
+      return r ? r.split(',').map(Number) : null;
+    },
     controlAt: function (label) {  // tests: [x, y] of a control's centre in CSS pixels, or null
       var r = ready() ? Module.ccall('vramcalc_control_at', 'string', ['string'], [label]) : '';
       return r ? r.split(',').map(Number) : null;

@@ -45,16 +45,30 @@ struct TabStop {
     void* window = nullptr;  // ImGuiWindow*
     float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     std::string label;
+    int number = -1;         // a number field (0 integer, 1 decimal; -1 not one): digits typed on it edit it
 };
 struct KeyboardNav {
     std::vector<TabStop> stops, collecting;  // last frame's, and the frame being drawn
     int tab_key = -1;                        // the platform's Tab key (ImGui's own Tab handling is off)
+    std::vector<TabStop> popup_items, popup_collecting;  // the open combo's or menu's items (no Tab stops)
     std::string focus_label;                 // the focused control's label, for tests and screen readers
+    std::string pending_text;                // digits typed on a focused number field, typed once it edits
+    std::string typeahead;                   // letters typed into an open combo, to find its item by name
+    double typeahead_time = -10;             // s (steady clock) of the last letter; a pause starts anew
+    bool typeahead_pending = false;          // letters arrived this frame: focus the first row they name
+};
+// Scroll anchoring: the control a click or tap pressed stays where it was on screen while the layout
+// above it changes (an Apply row appears above it), as browsers anchor a scrolled page.
+struct ScrollAnchor {
+    unsigned id = 0;             // 0: none
+    float y = 0;                 // its top, framebuffer pixels, when pressed
 };
 // Wheel and touch scrolling: the window last scrolled and the sub-pixel rest of its steps.
+// A wheel gesture stays with the window it started on (as a browser latches it) until it pauses.
 struct WheelState {
-    void* window = nullptr;  // ImGuiWindow*
+    void* window = nullptr;  // ImGuiWindow*: the window the gesture scrolls
     float rest_x = 0, rest_y = 0;
+    double last_ms = -1e9;   // ms, the gesture's last event
 };
 
 // "Read exact weight bytes from the checkpoint": a Hub repository's safetensors / GGUF headers read with
@@ -86,18 +100,27 @@ struct AppState {
     std::string repr_text;              // a pasted print(model), converted into stack_text
     std::string repr_input = "3, 224, 224";  // the per-sample input shape the repr does not say
     std::vector<std::string> repr_notes;     // what the conversion could not infer
-    std::string status;                 // last action's message ("Link copied", "Fetch failed: ...")
+    std::string status;                 // last action's message ("Imported ...", "Fetch failed: ...")
     bool status_is_error = false;
+    int edits = 0;                      // form edits so far; a status older than the last edit is not shown
+    int status_edits = 0;               // `edits` when the status was set
+    int link_copied_at = -1;            // `edits` when the link was copied: the button says so until the next edit
+    bool touch = false;                 // the last pointer was a finger: list rows at least 44 CSS px tall
+    bool back_to_verdict = false;       // the phone's verdict strip was tapped: scroll to the top
+    bool reveal_active = false;         // the visible area shrank (a phone's keyboard): scroll the edited field into it
     std::string load_error;             // a URL hash or file that could not be read
     int catalog_sort_column = 4;        // max batch
     bool catalog_sort_ascending = false;
     bool show_embed_snippet = false;
+    bool show_importer = false;         // the Hub fetch and the paste box are unfolded
     std::string scenario_text;          // the "Scenario JSON" editor's text (every key, RLHF roles included)
     bool scenario_text_edited = false;  // the user typed in it: do not overwrite it with the live scenario
     bool scenario_text_stale = true;    // the scenario changed: the editor writes its text when next shown
     float ui_scale = 1.0f;              // device pixel ratio
     KeyboardNav nav;
     WheelState wheel;
+    ScrollAnchor anchor;
+    float footer_height = 0;            // the wide layout's footer as last drawn (pixels): its reserved room
     float content_height = 0;           // ?embed=1: the height the content needs (the host can size its frame)
 };
 
@@ -115,6 +138,9 @@ public:
     // Asynchronous answers from the platform.
     void on_file(const std::string& name, const std::string& bytes);
     void on_file_refused(const std::string& name, const std::string& why);  // the platform would not read it
+    // Text pasted on the page while no field is being edited: a vramcalc link opens its scenario, anything
+    // else is read as a dropped file would be (a config.json, a scenario, another tool's config).
+    void on_paste(const std::string& text);
     void on_fetched(bool ok, const std::string& url, const std::string& body, const std::string& error);
     // Platform::read_checkpoint's reports: JSON of the reader's state (progress, then the sums or the error).
     void on_checkpoint(const std::string& report_json);
