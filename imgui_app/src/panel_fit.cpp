@@ -62,6 +62,8 @@ void fit_headline(const AppState& st) {
         ImGui::TextDisabled("No longest sequence: a layer stack has a fixed input shape.");
     } else if (train) {
         ImGui::Text("Largest micro-batch on the %s at %.0f %%: %s", b.gpu.name.c_str(), util * 100, max_micro_batch_text(b).c_str());
+        if (b.max_micro_batch_runs && b.max_micro_batch && *b.max_micro_batch_runs != *b.max_micro_batch)
+            ImGui::Text("Largest that runs at all (100 %% of the GPU): %lld", static_cast<long long>(*b.max_micro_batch_runs));
         ImGui::Text("Longest sequence at micro-batch %lld: %lld tokens", static_cast<long long>(sc.micro_batch),
                     static_cast<long long>(b.max_seq_len.value_or(0)));
     } else {

@@ -234,6 +234,11 @@ void GuiBill(AppState& st) {
                 gib(b.peak_reserved_bytes).c_str(), gib(b.device_bytes).c_str());
     ImGui::TextDisabled("= torch.cuda.max_memory_allocated() / max_memory_reserved() / nvidia-smi; peak during %s",
                         b.peak_phase.empty() ? "inference" : b.peak_phase.c_str());
+    if (b.needed_bytes != b.device_bytes) {
+        ImGui::Text("Needed to run: %s", gib(b.needed_bytes).c_str());
+        ImGui::TextDisabled("= allocated + what the caching allocator holds in segments with a live block + CUDA context: "
+                            "when the GPU runs out, the allocator frees the rest of its cache and retries");
+    }
     if (b.cpu_bytes > 0) ImGui::Text("Host (CPU) memory: %s", gib(b.cpu_bytes).c_str());
     if (b.kv_pool_bytes)
         ImGui::Text("vLLM KV block pool: %s, room for %lld sequences of %lld tokens", gib(*b.kv_pool_bytes).c_str(),
