@@ -5,6 +5,7 @@
 #include "test_data.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/import.hpp"
+#include "vramcalc/scenario_json.hpp"
 
 using namespace vramcalc;
 using nlohmann::json;
@@ -137,6 +138,13 @@ TEST_CASE("imports: TrainingArguments with an inline DeepSpeed config, and --fla
     CHECK(v->scenario["max_model_len"] == 16384);
     CHECK(v->scenario["kv_dtype"] == "fp8");
     CHECK(v->scenario["num_gpus"] == 2);
+    // vLLM's expert parallelism is a switch over the tp x dp ranks (vllm/config/parallel.py): tp 4 x dp 2 -> ep 8,
+    // and the scenario it gives is accepted (ep = tp x dp is vLLM's rule, scenario/read.cpp).
+    const auto ep = import_config("vllm serve Qwen/Qwen3-30B-A3B -tp 4 -dp 2 --enable-expert-parallel", test::catalog());
+    REQUIRE(ep.ok());
+    CHECK(ep->scenario["ep"] == 8);
+    CHECK(ep->scenario["num_gpus"] == 8);
+    CHECK(vramcalc::scenario_from_json(ep->scenario, test::catalog()).ok());
 }
 
 TEST_CASE("imports: DoRA in PEFT, LLaMA-Factory and axolotl configs sets lora.use_dora") {

@@ -2,6 +2,8 @@
 // arguments (vLLM's EngineArgs, vllm/engine/arg_utils.py) onto the vllm framework's scenario keys.
 #include "serving.hpp"
 
+#include <algorithm>
+
 namespace vramcalc::imports {
 namespace {
 
@@ -22,6 +24,8 @@ const Rule kVllm[] = {
     {"--max-num-seqs", [](Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("max_num_seqs", *v, e); }},
     {"--max-num-batched-tokens", [](Importer& im, const Entry& e) { if (auto v = token_count(im, e)) im.set("max_num_batched_tokens", *v, e); }},
     {"--enforce-eager", [](Importer& im, const Entry& e) { boolean_key(im, e, "enforce_eager"); }},
+    {"--enable-expert-parallel", [](Importer&, const Entry&) {}},  // ep = tp x dp once both are known (below)
+    {"-ep", [](Importer&, const Entry&) {}},
     {"--block-size", [](Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("block_size", *v, e); }},
     {"--cpu-offload-gb", nullptr, "read, not modelled: the bill keeps every weight on the GPU (vLLM then streams this many GB from host memory)"},
     {"--swap-space", nullptr, "host memory for preempted sequences: not GPU memory"},
@@ -56,6 +60,18 @@ void import_vllm(Importer& im, std::span<const Entry> flags, const Entry* positi
     if (positional_model) im.model(*positional_model, positional_model->value);
     im.apply(flags, {std::span<const Rule>(kVllm), server_common_rules()});
     finish_gpu_count(im, flags, {"--data-parallel-size", "-dp"});
+    // --enable-expert-parallel is a switch: the MoE layers are sharded over the tensor x data-parallel ranks
+    // (vllm/config/parallel.py @00193b82, ParallelConfig.enable_expert_parallel), so ep = tp x dp.
+    for (const auto& f : flags) {
+        if (f.key != "--enable-expert-parallel" && f.key != "-ep") continue;
+        const auto on = im.boolean(f);
+        if (!on || !*on) continue;
+        const json& sc = im.current().scenario;
+        auto degree = [&](const char* k) { return sc.contains(k) && sc[k].is_number_integer() ? sc[k].get<std::int64_t>() : 1; };
+        const std::int64_t gpus = degree("num_gpus"), pp = degree("pp");
+        im.set("ep", std::max<std::int64_t>(1, gpus / std::max<std::int64_t>(1, pp)), f,
+               "--enable-expert-parallel: the experts spread over the tp x dp ranks (vllm/config/parallel.py)");
+    }
 }
 
 }  // namespace vramcalc::imports
