@@ -105,9 +105,10 @@ TEST_CASE("activations: one GPT-2 (124M) block, bf16, SDPA, dropout 0.1, full fi
                              + (2 * h + 8)              // ln_2
                              + 2 * h                    // c_fc input
                              + 2 * I                    // GeLU input
+                             + 3 * 2 * I                // gelu_new as eager ops: tanh output, 1 + tanh, 0.5 x
                              + 2 * I                    // mlp c_proj input (GeLU output)
                              + h;                       // resid dropout mask
-    CHECK(per_token == 27712);
+    CHECK(per_token == 46144);
     CHECK(layer_bytes(t, 1, 1, false) == per_token);
     CHECK(layer_bytes(t, 8, 1024, false) == per_token * 8192);
 }

@@ -77,6 +77,10 @@ struct FamilyTraits {
     // the attention scores and on the logits; tanh keeps its output for backward.
     bool attn_softcap = false;
     bool final_softcap = false;
+    // config.json's hidden_act / activation_function is "gelu_new": transformers' NewGELUActivation, the tanh
+    // formula written as eager ops (GPT-2, GPT-J, GPT-Neo, Phi-1/2, CodeGen), which keep four tensors of the
+    // MLP's width for backward where one GeLU kernel keeps one (training/activations.cpp).
+    bool gelu_tanh_eager = false;
     std::string gguf_arch;            // the architecture name llama.cpp's quantizer rules use
 };
 enum class MlpKind { gated, plain };   // gated: SwiGLU/GeGLU (3 matrices); plain: fc1 -> act -> fc2

@@ -35,6 +35,7 @@ ActivationSetup activation_setup(const Scenario& s, double adapter_bytes) {
     const bool upcast = s.framework == Framework::hf && s.quantization != Quantization::gptq_int4;
     a.residual = quantized_base ? (upcast ? 4 : a.compute) : std::max(r.weight, a.compute);
     a.autocast = (s.precision == Precision::bf16_mixed || s.precision == Precision::fp16_mixed) && a.residual == 4;
+    a.hf_modeling = s.framework == Framework::hf || s.framework == Framework::deepspeed || s.framework == Framework::unsloth;
     a.trainer_autocast = s.framework == Framework::hf && (s.precision == Precision::bf16 || s.precision == Precision::fp16);
     // LitGPT computes the scores explicitly (no SDPA) when the model soft-caps them (Gemma-2: litgpt/model.py
     // CausalSelfAttention.scaled_dot_product_attention), whatever the attention setting.

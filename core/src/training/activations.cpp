@@ -213,6 +213,11 @@ struct Layer {
             // fc1 -> GeLU (saves its input) -> fc2 (saves the GeLU output).
             linears("mlp.fc1", linears_with(m, {Role::up}, false), h, in_bytes, t, true);
             save("mlp.act input", c() * I);
+            // NewGELUActivation (transformers/activations.py): 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 *
+            // x^3))) as eager ops; autograd keeps x (pow), the tanh output (tanh), and both factors of the last
+            // product, 1 + tanh and 0.5 * x (mul of two tensors): three more than a fused GeLU. Compiled, the chain
+            // is rebuilt in backward.
+            if (m.traits.gelu_tanh_eager && a.hf_modeling && !a.compiled) save("mlp.act (NewGELUActivation: tanh, 1 + tanh, 0.5 x)", 3 * c() * I);
             linears("mlp.fc2", linears_with(m, {Role::down}, false), I, c(), t, true);
         }
         dropout("mlp.residual", m.hidden_dropout, h);

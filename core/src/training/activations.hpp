@@ -69,6 +69,9 @@ struct ActivationSetup {
     // entered by Trainer.autocast_smart_context_manager, transformers/trainer.py @v5.0.0). On a 16-bit model
     // that changes little except what reaches an fp32 adapter (below).
     bool trainer_autocast = false;
+    // The layers are transformers' modeling code (hf, DeepSpeed and Unsloth run it); torchtune, LitGPT, Megatron
+    // and torchtitan build their own modules.
+    bool hf_modeling = true;
     // The dtype of what reaches an adapter: PEFT casts the input to the adapter weights' dtype
     // (peft/tuners/tuners_utils.py BaseTunerLayer._cast_input_dtype, called by lora/layer.py Linear.forward @v0.17),
     // but under autocast lora_A's matmul casts that copy back to the compute dtype and saves the cast: so the
