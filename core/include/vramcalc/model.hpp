@@ -81,6 +81,9 @@ struct FamilyTraits {
     // formula written as eager ops (GPT-2, GPT-J, GPT-Neo, Phi-1/2, CodeGen), which keep four tensors of the
     // MLP's width for backward where one GeLU kernel keeps one (training/activations.cpp).
     bool gelu_tanh_eager = false;
+    // The plain MLP's activation is ReLU (OPT): autograd's threshold_backward reads the ReLU's output, which is
+    // also fc2's input, so the MLP keeps one tensor of its width there where a GeLU keeps two (input and output).
+    bool relu_mlp = false;
     std::string gguf_arch;            // the architecture name llama.cpp's quantizer rules use
 };
 enum class MlpKind { gated, plain };   // gated: SwiGLU/GeGLU (3 matrices); plain: fc1 -> act -> fc2

@@ -131,7 +131,11 @@ Result<ModelSpec> model_from_config(const json& config, const std::string& name,
     }
     if (!out.errors.empty()) return out;
     for (const char* k : {"hidden_act", "activation_function"})
-        if (text->contains(k) && (*text)[k].is_string() && (*text)[k].get<std::string>() == "gelu_new") m.traits.gelu_tanh_eager = true;
+        if (text->contains(k) && (*text)[k].is_string()) {
+            const std::string act = (*text)[k].get<std::string>();
+            m.traits.gelu_tanh_eager = m.traits.gelu_tanh_eager || act == "gelu_new";
+            m.traits.relu_mlp = m.traits.relu_mlp || act == "relu";
+        }
     const ParamBreakdown p = count_parameters(m);
     if (p.overflow) {
         out.errors.push_back({prefix, "the parameter count overflows 64 bits: the sizes are absurd"});

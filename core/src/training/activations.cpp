@@ -212,7 +212,7 @@ struct Layer {
         } else {
             // fc1 -> GeLU (saves its input) -> fc2 (saves the GeLU output).
             linears("mlp.fc1", linears_with(m, {Role::up}, false), h, in_bytes, t, true);
-            save("mlp.act input", c() * I);
+            if (!m.traits.relu_mlp) save("mlp.act input", c() * I);  // ReLU keeps its output: fc2's input, below
             // NewGELUActivation (transformers/activations.py): 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 *
             // x^3))) as eager ops; autograd keeps x (pow), the tanh output (tanh), and both factors of the last
             // product, 1 + tanh and 0.5 * x (mul of two tensors): three more than a fused GeLU. Compiled, the chain
