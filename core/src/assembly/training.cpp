@@ -285,7 +285,10 @@ void training(const Scenario& s, Bill& b) {
     apply_parallel_training(s, a, b, in, st.opt, st.opt_temp);
     if (!m.count_only && !m.stack) act_detail = activation_detail(s, in);
     const StepPeak peak = simulate_step(in);
-    if (const auto tensors = step_tensors(s, m, a, paged ? 0.0 : st.opt)) {
+    // Absurd sizes (a saturated bill, beyond any GPU by far) keep the fitted reserve: the replay counts whole bytes.
+    constexpr double kReplayLimit = 1125899906842624.0;  // 1 PiB
+    const auto tensors = peak.bytes + st.opt < kReplayLimit ? step_tensors(s, m, a, paged ? 0.0 : st.opt) : std::nullopt;
+    if (tensors) {
         const ReplayPeak r = replay_step(in, *tensors);
         b.replay_reserve_bytes = saturated_bytes(std::max(0.0, r.reserved - r.allocated));
         b.replay_pinned_bytes = saturated_bytes(std::max(0.0, r.needed - r.allocated));

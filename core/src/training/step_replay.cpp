@@ -33,7 +33,7 @@ struct Replay {
     ReplayPeak peak;
 
     Handle malloc(double bytes) {
-        if (bytes < 1) return 0;
+        if (bytes <= kSmallTensor) return 0;
         const Handle h = a.malloc(static_cast<std::int64_t>(std::ceil(std::min(bytes, 9.0e18))));
         peak.allocated = std::max(peak.allocated, static_cast<double>(a.allocated()));
         peak.reserved = std::max(peak.reserved, static_cast<double>(a.reserved()));
