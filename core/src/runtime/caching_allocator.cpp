@@ -26,18 +26,23 @@ std::int64_t segment_size(std::int64_t n) {
 }
 }  // namespace
 
+std::int64_t CachingAllocator::add_block(const Block& b) {
+    blocks_.push_back(b);
+    return next_id_++;
+}
+
 CachingAllocator::Key CachingAllocator::key(std::int64_t id) const {
-    const Block& b = blocks_.at(id);
+    const Block& b = at(id);
     return {b.size, b.segment, b.offset, id};
 }
 void CachingAllocator::pool_add(std::int64_t id) {
-    const Block& b = blocks_.at(id);
+    const Block& b = at(id);
     pools_[b.small ? 1 : 0].insert(key(id));
     if (b.prev == 0 && b.next == 0 && whole_free_.insert(id).second) whole_free_bytes_ += b.size;
 }
 void CachingAllocator::pool_remove(std::int64_t id) {
-    pools_[blocks_.at(id).small ? 1 : 0].erase(key(id));
-    if (whole_free_.erase(id)) whole_free_bytes_ -= blocks_.at(id).size;
+    pools_[at(id).small ? 1 : 0].erase(key(id));
+    if (whole_free_.erase(id)) whole_free_bytes_ -= at(id).size;
 }
 
 // Best fit: the smallest free block of the pool that holds the request (get_free_block's lower_bound).
@@ -51,60 +56,59 @@ CachingAllocator::Handle CachingAllocator::malloc(std::int64_t bytes) {
         id = std::get<3>(*it);
         pool_remove(id);
     } else {
-        id = next_id_++;
         const std::int64_t seg = segment_size(size);
-        blocks_[id] = Block{++segments_, 0, seg, small, true, 0, 0};
+        id = add_block(Block{++segments_, 0, seg, small, true, 0, 0});
         reserved_ += seg;
     }
-    Block& b = blocks_.at(id);  // std::map keeps references valid across the insertion below
-    const std::int64_t rest = b.size - size;
+    const std::int64_t rest = at(id).size - size;
     if ((small && rest >= kMinBlockSize) || (!small && rest > kSmallSize)) {
-        const std::int64_t nid = next_id_++;
-        blocks_[nid] = Block{b.segment, b.offset + size, rest, small, true, id, b.next};
-        if (b.next) blocks_.at(b.next).prev = nid;
-        b.next = nid;
-        b.size = size;
+        const Block& b = at(id);
+        const std::int64_t nid = add_block(Block{b.segment, b.offset + size, rest, small, true, id, b.next});  // may move blocks_
+        if (at(id).next) at(at(id).next).prev = nid;
+        at(id).next = nid;
+        at(id).size = size;
         pool_add(nid);
     }
-    b.free = false;
-    allocated_ += b.size;
+    at(id).free = false;
+    allocated_ += at(id).size;
     return id;
 }
 
 // `gone`, a free neighbour, joins `keep` (free_block's try_merge_blocks).
 void CachingAllocator::merge_into(std::int64_t keep, std::int64_t gone) {
     pool_remove(gone);
-    Block& k = blocks_.at(keep);
-    Block& g = blocks_.at(gone);
+    Block& k = at(keep);
+    Block& g = at(gone);
     if (k.prev == gone) {
         k.offset = g.offset;
         k.prev = g.prev;
-        if (g.prev) blocks_.at(g.prev).next = keep;
+        if (g.prev) at(g.prev).next = keep;
     } else {
         k.next = g.next;
-        if (g.next) blocks_.at(g.next).prev = keep;
+        if (g.next) at(g.next).prev = keep;
     }
     k.size += g.size;
-    blocks_.erase(gone);
+    g = Block{};
+    g.gone = true;
 }
 
 void CachingAllocator::free(Handle id) {
-    auto found = blocks_.find(id);
-    if (found == blocks_.end() || found->second.free) return;
-    found->second.free = true;
-    allocated_ -= found->second.size;
-    for (const std::int64_t n : {found->second.prev, found->second.next})
-        if (n && blocks_.at(n).free) merge_into(id, n);
+    if (id <= 0 || id >= next_id_ || at(id).gone || at(id).free) return;
+    at(id).free = true;
+    allocated_ -= at(id).size;
+    for (const std::int64_t n : {at(id).prev, at(id).next})
+        if (n && at(n).free) merge_into(id, n);
     pool_add(id);
 }
 
 // Only blocks that are a whole segment can be released; they are tracked as they enter and leave the pools.
 void CachingAllocator::empty_cache() {
     for (const std::int64_t id : std::vector<std::int64_t>(whole_free_.begin(), whole_free_.end())) {
-        const std::int64_t size = blocks_.at(id).size;
+        const std::int64_t size = at(id).size;
         pool_remove(id);
         reserved_ -= size;
-        blocks_.erase(id);
+        at(id) = Block{};
+        at(id).gone = true;
     }
 }
 

@@ -5,7 +5,7 @@
 // and how many are handed out? vLLM's ROCm weight post-processing (inference/rocm_loading.cpp) is replayed on
 // it, because ROCm builds of vLLM logged reserved-plus-cached memory as "Model loading took".
 #include <cstdint>
-#include <map>
+#include <vector>
 #include <set>
 #include <tuple>
 
@@ -29,14 +29,18 @@ private:
         std::int64_t segment = 0, offset = 0, size = 0;
         bool small = false, free = true;
         std::int64_t prev = 0, next = 0;  // neighbouring blocks of the same segment (0: none)
+        bool gone = false;                // merged into a neighbour or released
     };
+    Block& at(std::int64_t id) { return blocks_[static_cast<std::size_t>(id)]; }
+    const Block& at(std::int64_t id) const { return blocks_[static_cast<std::size_t>(id)]; }
+    std::int64_t add_block(const Block& b);
     using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>;  // size, segment, offset, id
     Key key(std::int64_t id) const;
     void pool_add(std::int64_t id);
     void pool_remove(std::int64_t id);
     void merge_into(std::int64_t keep, std::int64_t gone);
 
-    std::map<std::int64_t, Block> blocks_;          // by id
+    std::vector<Block> blocks_{Block{}};            // by id (ids are never reused; 0 is no block)
     std::set<Key> pools_[2];                        // free blocks: [0] large pool, [1] small pool
     std::set<std::int64_t> whole_free_;             // free blocks that are a whole segment (empty_cache's)
     std::int64_t next_id_ = 1, segments_ = 0;
