@@ -20,7 +20,7 @@ namespace {
 
 using test::scenario;
 
-std::int64_t peak(json j) { return estimate(scenario(std::move(j))).peak_allocated_bytes; }
+std::int64_t peak(json j) { return estimate_peak(scenario(std::move(j))).peak_allocated_bytes; }  // the bill, without its solvers
 
 std::int64_t component_bytes(const Bill& b, const std::string& id) {
     for (const auto& c : b.components)

@@ -7,6 +7,7 @@
 #include "assembly/peak.hpp"
 #include "bill/checks.hpp"
 #include "common/checked.hpp"
+#include "solvers/search.hpp"
 #include "solvers/solvers.hpp"
 #include "time/speed.hpp"
 
@@ -63,9 +64,13 @@ Bill estimate(const Scenario& s) {
         max_micro_batch_basis(s, b, cap);
         // What runs at all, beside what stays within the target (the allocator frees its cache and retries
         // before it fails, so a run may fill the GPU: runtime.cpp needed_bytes).
+        // Galloping up from the answer within the target, which also runs.
         Scenario all = s;
-        all.target_utilization = 1.0;
-        b.max_micro_batch_runs = s.target_utilization < 1.0 ? solve_max_batch(all, cap) : n;
+        const double memory = static_cast<double>(s.gpu.memory_bytes);
+        b.max_micro_batch_runs = s.target_utilization >= 1.0 ? n : detail::largest_fitting(cap, [&](std::int64_t m) {
+            all.micro_batch = m;
+            return static_cast<double>(estimate_peak(all).needed_bytes) <= memory;
+        }, n);
     }
     if (s.model.stack) b.notes.push_back("a layer stack has a fixed input shape (model.input): no sequence length to solve for");
     else if (!s.model.count_only) {
