@@ -60,88 +60,90 @@ export async function interactionChecks({base, open, check, assert, out, waitSum
     throw new Error(label + ' never came into view');
   }
 
+  // A 390x844 touch page on `hash`, its summary computed; `fn(p, q, t)` gets the page, its queries and its touch
+  // input, and the page is closed whatever happens.
+  async function onPhone(hash, fn) {
+    const p = await open(base + hash, ...phone);
+    const q = page(p), t = await touchOf(p);
+    try {
+      await waitSummary(p, s => /GiB/.test(s));
+      await fn(p, q, t);
+    } finally {
+      await t.cdp.detach();
+      await p.close();
+    }
+  }
+
   await check('phone: the control tapped stays under the finger when Apply rows appear above it (scroll anchoring)', async () => {
     // micro-batch 2 fits the 90 % target; 4 does not, and the verdict grows three Apply rows above the form.
-    const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora&micro_batch=2', ...phone);
-    const q = page(p), t = await touchOf(p);
-    await waitSummary(p, s => /GiB/.test(s));
-    const field = await bringIntoView(p, t, 'Micro-batch');
-    const h = field[3] - field[1], plus = [field[2] + 4 + h + 4 + h / 2, (field[1] + field[3]) / 2];
-    await t.tap(plus);
-    await q.until(() => q.field('/micro_batch'), v => v === 4, 'the + did not double the micro-batch');
-    await p.waitForTimeout(400);
-    const after = await q.rect('Micro-batch');
-    fs.writeFileSync(path.join(out, 'screenshot-phone-anchored.png'), await p.screenshot());
-    assert(Math.abs(after[1] - field[1]) < 2, `the micro-batch field moved from y ${field[1]} to ${after[1]} under the finger`);
-    // The verdict is off screen now: the strip over the top names it and scrolls back to it when tapped.
-    const strip = await q.until(() => q.rect('verdict strip'), r => r !== null, 'no verdict strip after scrolling down');
-    assert(strip[1] < 200, `the verdict strip is at y ${strip[1]}`);
-    await t.tap(centre(strip));
-    await q.until(() => q.scroll(200, 600), s => s === 0, 'tapping the verdict strip did not scroll back to the verdict');
-    assert(await q.rect('verdict strip') === null, 'the strip stayed with the verdict in sight');
-    assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
-    await t.cdp.detach();
-    await p.close();
+    await onPhone('#v=1&model=llama-3.1-8b&method=lora&micro_batch=2', async (p, q, t) => {
+      const field = await bringIntoView(p, t, 'Micro-batch');
+      const h = field[3] - field[1], plus = [field[2] + 4 + h + 4 + h / 2, (field[1] + field[3]) / 2];
+      await t.tap(plus);
+      await q.until(() => q.field('/micro_batch'), v => v === 4, 'the + did not double the micro-batch');
+      await p.waitForTimeout(400);
+      const after = await q.rect('Micro-batch');
+      fs.writeFileSync(path.join(out, 'screenshot-phone-anchored.png'), await p.screenshot());
+      assert(Math.abs(after[1] - field[1]) < 2, `the micro-batch field moved from y ${field[1]} to ${after[1]} under the finger`);
+      // The verdict is off screen now: the strip over the top names it and scrolls back to it when tapped.
+      const strip = await q.until(() => q.rect('verdict strip'), r => r !== null, 'no verdict strip after scrolling down');
+      assert(strip[1] < 200, `the verdict strip is at y ${strip[1]}`);
+      await t.tap(centre(strip));
+      await q.until(() => q.scroll(200, 600), s => s === 0, 'tapping the verdict strip did not scroll back to the verdict');
+      assert(await q.rect('verdict strip') === null, 'the strip stayed with the verdict in sight');
+      assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
+    });
   });
 
   await check('phone: a swipe flings (the content glides on after the finger lifts), a held finger does not', async () => {
-    const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora', ...phone);
-    const q = page(p), t = await touchOf(p);
-    await waitSummary(p, s => /GiB/.test(s));
-    await p.waitForTimeout(300);
-    const s0 = await q.scroll(200, 400);
-    // A quick 240 px swipe up, lifted while moving (moves of 60 px: the test's software-drawn 3x canvas takes
-    // about 130 ms per frame, so the events come that far apart; a phone sends one every 16 ms).
-    await t.drag(200, 700, 460, 0, 60);
-    const s1 = await q.scroll(200, 400);
-    await p.waitForTimeout(1200);
-    const s2 = await q.scroll(200, 400);
-    assert(s2 - s0 > 300, `a 240 px swipe scrolled ${s2 - s0} px in all (want a fling past the finger's 240)`);
-    assert(s2 > s1, `nothing moved after the finger lifted (${s1} -> ${s2})`);
-    await t.drag(200, 700, 460, 400, 60);  // the same drag, held still before lifting
-    const h1 = await q.scroll(200, 400);
-    await p.waitForTimeout(800);
-    assert(Math.abs(await q.scroll(200, 400) - h1) < 1, 'a held finger flung');
-    await t.cdp.detach();
-    await p.close();
+    await onPhone('#v=1&model=llama-3.1-8b&method=lora', async (p, q, t) => {
+      await p.waitForTimeout(300);
+      const s0 = await q.scroll(200, 400);
+      // A quick 240 px swipe up, lifted while moving (moves of 60 px: the test's software-drawn 3x canvas takes
+      // about 130 ms per frame, so the events come that far apart; a phone sends one every 16 ms).
+      await t.drag(200, 700, 460, 0, 60);
+      const s1 = await q.scroll(200, 400);
+      await p.waitForTimeout(1200);
+      const s2 = await q.scroll(200, 400);
+      assert(s2 - s0 > 300, `a 240 px swipe scrolled ${s2 - s0} px in all (want a fling past the finger's 240)`);
+      assert(s2 > s1, `nothing moved after the finger lifted (${s1} -> ${s2})`);
+      await t.drag(200, 700, 460, 400, 60);  // the same drag, held still before lifting
+      const h1 = await q.scroll(200, 400);
+      await p.waitForTimeout(800);
+      assert(Math.abs(await q.scroll(200, 400) - h1) < 1, 'a held finger flung');
+    });
   });
 
   await check('phone: Copy link confirms on the button; number fields raise a numeric or decimal keyboard; the field stays in view when the keyboard takes the bottom', async () => {
-    const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora', ...phone);
-    const q = page(p), t = await touchOf(p);
-    await waitSummary(p, s => /GiB/.test(s));
-    await p.waitForTimeout(300);
-    await t.tap(centre(await q.rect('Copy link###link')));
-    await q.until(() => q.rect('Link copied###link'), r => r !== null, 'the button does not say the link was copied');
-    const mode = () => p.evaluate(() => document.activeElement.id + ':' + document.getElementById('text-input').inputMode);
-    await t.tap(centre(await bringIntoView(p, t, 'Micro-batch')));
-    await q.until(mode, m => m === 'text-input:numeric', 'an integer field did not raise the numeric keyboard');
-    await t.tap(centre(await bringIntoView(p, t, 'Dataset tokens')));
-    await q.until(mode, m => m === 'text-input:decimal', 'a decimal field did not raise the decimal keyboard');
-    // The keyboard takes the bottom 400 px: the field being edited is scrolled into what is left.
-    const field = await bringIntoView(p, t, 'Epochs');
-    await t.tap(centre(field));
-    await q.until(mode, m => m === 'text-input:decimal', 'Epochs is not being edited');
-    await p.setViewportSize({width: 390, height: 444});
-    const r = await q.until(() => q.rect('Epochs'), r => r && r[3] <= 444 && r[1] >= 0, 'the edited field is not in the visible part');
-    fs.writeFileSync(path.join(out, 'screenshot-phone-keyboard.png'), await p.screenshot());
-    assert(r[3] <= 444, 'field below the keyboard');
-    await t.cdp.detach();
-    await p.close();
+    await onPhone('#v=1&model=llama-3.1-8b&method=lora', async (p, q, t) => {
+      await p.waitForTimeout(300);
+      await t.tap(centre(await q.rect('Copy link###link')));
+      await q.until(() => q.rect('Link copied###link'), r => r !== null, 'the button does not say the link was copied');
+      const mode = () => p.evaluate(() => document.activeElement.id + ':' + document.getElementById('text-input').inputMode);
+      await t.tap(centre(await bringIntoView(p, t, 'Micro-batch')));
+      await q.until(mode, m => m === 'text-input:numeric', 'an integer field did not raise the numeric keyboard');
+      await t.tap(centre(await bringIntoView(p, t, 'Dataset tokens')));
+      await q.until(mode, m => m === 'text-input:decimal', 'a decimal field did not raise the decimal keyboard');
+      // The keyboard takes the bottom 400 px: the field being edited is scrolled into what is left.
+      const field = await bringIntoView(p, t, 'Epochs');
+      await t.tap(centre(field));
+      await q.until(mode, m => m === 'text-input:decimal', 'Epochs is not being edited');
+      await p.setViewportSize({width: 390, height: 444});
+      const r = await q.until(() => q.rect('Epochs'), r => r && r[3] <= 444 && r[1] >= 0, 'the edited field is not in the visible part');
+      fs.writeFileSync(path.join(out, 'screenshot-phone-keyboard.png'), await p.screenshot());
+      assert(r[3] <= 444, 'field below the keyboard');
+    });
   });
 
   await check('phone: a combo\'s rows are at least 44 CSS px tall, the GPU list stays inside the screen and is opaque', async () => {
-    const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora', ...phone);
-    const q = page(p), t = await touchOf(p);
-    await waitSummary(p, s => /GiB/.test(s));
-    await t.tap(centre(await bringIntoView(p, t, 'GPU selector')));
-    const pop = await q.until(() => q.rect('popup'), r => r !== null, 'the GPU list did not open');
-    const row = await q.rect('popup-row');
-    fs.writeFileSync(path.join(out, 'screenshot-phone-gpu-list.png'), await p.screenshot());
-    assert(pop[0] >= 0 && pop[2] <= 390 && pop[1] >= 0 && pop[3] <= 844, `the GPU list at ${pop} leaves the 390x844 screen`);
-    assert(row[3] - row[1] >= 44 - 8, `a row is ${row[3] - row[1]} px tall (want 44 with the spacing)`);
-    await t.cdp.detach();
-    await p.close();
+    await onPhone('#v=1&model=llama-3.1-8b&method=lora', async (p, q, t) => {
+      await t.tap(centre(await bringIntoView(p, t, 'GPU selector')));
+      const pop = await q.until(() => q.rect('popup'), r => r !== null, 'the GPU list did not open');
+      const row = await q.rect('popup-row');
+      fs.writeFileSync(path.join(out, 'screenshot-phone-gpu-list.png'), await p.screenshot());
+      assert(pop[0] >= 0 && pop[2] <= 390 && pop[1] >= 0 && pop[3] <= 844, `the GPU list at ${pop} leaves the 390x844 screen`);
+      assert(row[3] - row[1] >= 44 - 8, `a row is ${row[3] - row[1]} px tall (want 44 with the spacing)`);
+    });
   });
 
   await check('desktop: the importer is in sight, Ctrl+V of a vllm line imports it, its status goes stale after an edit, a dragged file shows where to drop', async () => {

@@ -73,6 +73,11 @@ std::span<const Rule> server_common_rules() {
     return r;
 }
 
+std::int64_t imported_degree(Importer& im, const char* key) {
+    const json& sc = im.current().scenario;
+    return sc.contains(key) && sc[key].is_number_integer() ? sc[key].get<std::int64_t>() : 1;
+}
+
 void finish_gpu_count(Importer& im, std::span<const Entry> flags, std::initializer_list<std::string_view> dp_flags) {
     std::int64_t dp = 1;
     for (const auto& f : flags)
@@ -82,12 +87,8 @@ void finish_gpu_count(Importer& im, std::span<const Entry> flags, std::initializ
                 const long long v = std::strtoll(f.value.c_str(), &end, 10);
                 if (end && *end == '\0' && v > 0 && v <= max_gpus()) dp = v;
             }
-    const Imported& cur = im.current();
-    auto degree = [&](const char* k) {
-        return cur.scenario.contains(k) && cur.scenario[k].is_number_integer() ? cur.scenario[k].get<std::int64_t>() : 1;
-    };
     // tp and pp are in the scenario's range (at most 4096 each: Importer::set), dp at most max_gpus().
-    const std::int64_t gpus = degree("tp") * degree("pp") * dp;
+    const std::int64_t gpus = imported_degree(im, "tp") * imported_degree(im, "pp") * dp;
     if (gpus > max_gpus()) im.note("warning: tp x pp x data-parallel replicas = " + std::to_string(gpus) + " GPUs: more than the "
                                      "scenario takes (" + std::to_string(max_gpus()) + "); num_gpus not set");
     else if (gpus > 1) im.set_default("num_gpus", gpus, "tp x pp x data-parallel replicas");

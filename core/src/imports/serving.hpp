@@ -14,6 +14,8 @@ void read_data_parallel(Importer& im, const Entry& e);  // replicas: each GPU's 
 // Flags of any server with no effect on memory: --host, --port, --api-key, ...
 std::span<const Rule> server_common_rules();
 // num_gpus = tp x pp x data-parallel replicas (the flags named `dp_flags`).
+// A parallel degree the import has set (tp, pp, num_gpus), 1 when it has not.
+std::int64_t imported_degree(Importer& im, const char* key);
 void finish_gpu_count(Importer& im, std::span<const Entry> flags, std::initializer_list<std::string_view> dp_flags);
 
 }  // namespace vramcalc::imports

@@ -66,9 +66,7 @@ void import_vllm(Importer& im, std::span<const Entry> flags, const Entry* positi
         if (f.key != "--enable-expert-parallel" && f.key != "-ep") continue;
         const auto on = im.boolean(f);
         if (!on || !*on) continue;
-        const json& sc = im.current().scenario;
-        auto degree = [&](const char* k) { return sc.contains(k) && sc[k].is_number_integer() ? sc[k].get<std::int64_t>() : 1; };
-        const std::int64_t gpus = degree("num_gpus"), pp = degree("pp");
+        const std::int64_t gpus = imported_degree(im, "num_gpus"), pp = imported_degree(im, "pp");
         im.set("ep", std::max<std::int64_t>(1, gpus / std::max<std::int64_t>(1, pp)), f,
                "--enable-expert-parallel: the experts spread over the tp x dp ranks (vllm/config/parallel.py)");
     }

@@ -12,8 +12,10 @@ namespace vramcalc::detail {
 //    initialisation on a V100 (HF transformers docs, model_memory_anatomy.md).
 //  - Newer GPUs run with lazy module loading (PyTorch >= 1.13 default, pytorch PR #86509): that PR measured
 //    287,047,680 B for the context with lazy loading (636 MiB eager).
+bool eager_kernel_loading(const GpuSpec& g) { return g.arch == "volta" || g.arch == "turing" || g.arch == "pascal"; }
+
 CudaContext cuda_context(const GpuSpec& g) {
-    if (g.arch == "volta" || g.arch == "turing" || g.arch == "pascal")
+    if (eager_kernel_loading(g))
         return {1343.0 * kMiB, "CUDA context, eager kernel loading: 1343 MiB (HF training-anatomy, V100)"};
     return {287047680.0, "CUDA context with lazy kernel loading: 274 MiB (pytorch PR #86509)"};
 }
@@ -25,8 +27,7 @@ CudaContext cuda_context(const GpuSpec& g) {
 // the cuBLAS / cuBLASLt (and, for convolutions, cuDNN) handles and the kernel modules loaded on first use under
 // lazy loading. The median is the figure; Volta-era stacks keep the eager figure of cuda_context().
 CudaContext torch_run_context(const GpuSpec& g) {
-    const CudaContext eager = cuda_context(g);
-    if (eager.bytes > 1000.0 * kMiB) return eager;
+    if (eager_kernel_loading(g)) return cuda_context(g);
     return {787.0 * kMiB, "CUDA context + cuBLAS/cuDNN handles and lazily loaded kernels: 787 MiB (measured, torch 2.11 + CUDA 13, "
                           "H200: median of 27 runs, 767-847 MiB)"};
 }
@@ -54,6 +55,11 @@ std::string reserve_detail(const Bill& b, std::int64_t unclipped) {
 }
 }  // namespace
 
+std::int64_t device_on_gpu(std::int64_t needed, std::int64_t unclipped_device, std::int64_t memory) {
+    if (memory <= 0 || needed > memory) return unclipped_device;
+    return std::max(needed, std::min(unclipped_device, memory));
+}
+
 // Allocated -> reserved -> device. On a GPU too small for the reserve the run would build on a larger one, the
 // allocator frees its cached segments and retries instead of failing (CUDACachingAllocator.cpp malloc:
 // release_cached_blocks, then alloc_block again), so what it reserves stops at the GPU; what the run needs is
@@ -65,10 +71,7 @@ void close_torch_bill(Bill& b) {
     const CudaContext context = torch_run_context(b.gpu);
     const std::int64_t outside = b.torch_uncounted_bytes + saturated_bytes(context.bytes);
     b.needed_bytes = replayed ? b.peak_allocated_bytes + b.replay_pinned_bytes + outside : unclipped + outside;
-    b.peak_reserved_bytes = unclipped;
-    if (b.gpu.memory_bytes > 0 && b.needed_bytes <= b.gpu.memory_bytes)
-        b.peak_reserved_bytes = std::max(b.peak_allocated_bytes + std::max<std::int64_t>(0, b.replay_pinned_bytes),
-                                         std::min(unclipped, b.gpu.memory_bytes - outside));
+    b.peak_reserved_bytes = device_on_gpu(b.needed_bytes, unclipped + outside, b.gpu.memory_bytes) - outside;
     add_line(b, "allocator_slack", static_cast<double>(b.peak_reserved_bytes - b.peak_allocated_bytes), reserve_detail(b, unclipped));
     add_line(b, "cuda_context", context.bytes, context.detail);
     b.device_bytes = b.peak_reserved_bytes + outside;

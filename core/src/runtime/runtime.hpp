@@ -16,6 +16,12 @@ struct CudaContext {
     std::string detail;
 };
 CudaContext cuda_context(const GpuSpec& g);
+// Volta/Turing-era stacks load every kernel at start-up (cuda_context's eager figure).
+bool eager_kernel_loading(const GpuSpec& g);
+// What nvidia-smi shows on a GPU of `memory` bytes for a run that needs `needed` and would reach
+// `unclipped_device` on a GPU that never runs out: a GPU too small for that reserve fills up (the allocator
+// frees its cache and retries), one too small for `needed` does not run (the unclipped figure stands).
+std::int64_t device_on_gpu(std::int64_t needed, std::int64_t unclipped_device, std::int64_t memory);
 // The same for a PyTorch training or generate() run on today's stack: the context plus the library handles
 // and kernels the run loads (measured).
 CudaContext torch_run_context(const GpuSpec& g);

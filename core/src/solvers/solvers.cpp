@@ -137,9 +137,7 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
         if (shared) {
             b.gpu = g;
             b.needed_bytes = shared_torch + context(g);
-            b.device_bytes = shared_device + context(g);
-            if (g.memory_bytes > 0 && b.needed_bytes <= g.memory_bytes)
-                b.device_bytes = std::max(b.needed_bytes, std::min(b.device_bytes, g.memory_bytes));
+            b.device_bytes = detail::device_on_gpu(b.needed_bytes, shared_device + context(g), g.memory_bytes);
             b.fits = g.memory_bytes > 0 && b.needed_bytes <= g.memory_bytes;
         }
         f.device_bytes = b.device_bytes;

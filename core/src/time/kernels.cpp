@@ -27,6 +27,8 @@ namespace vramcalc::detail {
 //   passes. The bare floor of one eager op is lower (4.5 us for x + 1 without autograd, "Micro-optimizations
 //   for the most micro of benchmarks", dev-discuss.pytorch.org); autograd, nn.Module hooks and autocast's
 //   casts make up the rest.
+// - backward_op_s 52 us: two eager_op_s, since speed.cpp's launch floor counts a backward as two
+//   forward-equivalent passes.
 const KernelCosts& kernel_costs() {
     static const KernelCosts k{0.8, 5e-6, 26e-6, 52e-6};
     return k;

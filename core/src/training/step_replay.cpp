@@ -24,7 +24,7 @@ std::vector<double> scaled(const std::vector<double>& shape, double total) {
     return out;
 }
 
-// The allocator and the peaks seen so far. Tensors up to 1 MiB (LoRA's adapters, norms, biases) come from the
+// The allocator and the peaks seen so far. Tensors up to 1 MiB (kSmallSize of CUDACachingAllocator.cpp) (LoRA's adapters, norms, biases) come from the
 // small pool's 2 MiB segments, which they share whatever their lifetimes; they are left out, so only the large
 // pool, where whole segments follow the big tensors, is replayed (and the replay stays fast).
 constexpr double kSmallTensor = 1 << 20;
@@ -84,8 +84,7 @@ std::vector<double> kept_tensors(const StepInputs& in, const std::vector<double>
 ReplayPeak replay_step(const StepInputs& in, const StepTensors& t, int steps) {
     Replay r;
     const double states = std::min(t.optimizer_states, in.static_bytes);
-    const Handle weights = r.malloc(in.static_bytes - states);  // loaded before the step; never freed
-    (void)weights;
+    r.malloc(in.static_bytes - states);  // the weights, loaded before the step and never freed
     const std::vector<double> saved = scaled(t.layer_saved, in.layer_act);
     const std::vector<double> kept = kept_tensors(in, saved);
     const bool recompute = recomputes_layers(in.checkpointing);

@@ -196,11 +196,10 @@ EntryResult run_sweep(const json& e, const std::string& id, const Catalog& cat) 
     r.id = id;
     r.kind = "sweep";
     r.metric = "max_micro_batch";
-    Scenario s;
-    if (!detail::estimate_entry(e["scenario"], cat, r, &s)) return r;
-    s.target_utilization = 1.0;
+    const auto b = detail::estimate_entry(e["scenario"], cat, r);
+    if (!b) return r;
     r.expected = e["max_micro_batch"].get<double>();
-    r.estimated = static_cast<double>(solve_max_batch(s, 1 << 16));
+    r.estimated = static_cast<double>(b->max_micro_batch_runs.value_or(1 << 16));  // estimate()'s own solve
     r.status = r.estimated == r.expected ? "exact" : r.estimated > r.expected ? "over" : "under";
     return r;
 }
