@@ -49,7 +49,8 @@ file(WRITE "${tmp}/lora_none.json" [=[{"model": "llama-3.1-8b", "method": "lora"
 expect_run(0 "(seq_len 2048, no checkpointing; " estimate ${tmp}/lora_none.json)
 expect_run(0 " with full checkpointing)" estimate ${tmp}/lora_none.json)
 expect_run(0 "\"max_micro_batch_full_checkpointing\"" estimate ${tmp}/lora_none.json --json)
-file(WRITE "${tmp}/full_h100.json" [=[{"model": "llama-3.1-8b", "gpu": "h100-80gb"}]=])
+# Full fine-tuning as transformers 4 ran it (an fp32 model under AMP, 16 B/param); transformers 5's bf16 model fits.
+file(WRITE "${tmp}/full_h100.json" [=[{"model": "llama-3.1-8b", "gpu": "h100-80gb", "transformers": 4}]=])
 expect_run(0 "does not fit at micro-batch 1" estimate ${tmp}/full_h100.json)
 expect_absent("largest micro-batch 0" estimate ${tmp}/full_h100.json)
 # A layer stack (issue 21): ResNet-50 at micro-batch 64 with its largest micro-batch; a bad stack names the layer.

@@ -136,7 +136,7 @@ TEST_CASE("estimate: AdamW's step transient by implementation (adamw_impl)") {
     // one parameter at a time, the largest being the word embeddings (30522 x 1024); the fused kernel none.
     const std::string base = R"({"model": "bert-large-uncased", "gpu": "v100-16gb", "precision": "fp32", "micro_batch": 1,
         "seq_len": 512, "checkpointing": "full")";
-    const Bill foreach = bill((base + "}").c_str());
+    const Bill foreach = bill((base + R"(, "adamw_impl": "foreach"})").c_str());
     const Bill loop = bill((base + R"(, "adamw_impl": "for-loop"})").c_str());
     const Bill fused = bill((base + R"(, "adamw_impl": "fused"})").c_str());
     REQUIRE(foreach.peak_phase == "optimizer");
@@ -230,7 +230,8 @@ TEST_CASE("estimate: the largest micro-batch says its checkpointing and the full
 }
 
 TEST_CASE("estimate: a largest micro-batch of 0 reads 'none, not even 1', never a bare 0") {
-    const Bill b = bill(R"({"model": "llama-3.1-8b", "gpu": "h100-80gb"})");  // full fine-tuning, 16 B/param: over 80 GB
+    // Full fine-tuning as transformers 4 ran it (an fp32 model under AMP, 16 B/param): over 80 GB.
+    const Bill b = bill(R"({"model": "llama-3.1-8b", "gpu": "h100-80gb", "transformers": 4})");
     REQUIRE(b.max_micro_batch);
     CHECK(*b.max_micro_batch == 0);
     const std::string text = max_micro_batch_text(b);

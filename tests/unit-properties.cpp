@@ -78,8 +78,14 @@ TEST_CASE("properties: checkpointing never increases the peak, LoRA <= full, bf1
             return peak(j);
         };
         const auto none = with({{"checkpointing", "none"}});
-        CHECK(with({{"checkpointing", "selective"}}) <= none);
-        CHECK(with({{"checkpointing", "full"}}) <= none);
+        const ModelSpec& spec = test::catalog().find_model(m)->spec;
+        // Checkpointing keeps every layer's input. Where the peak is at the end of backward (every gradient
+        // present: fused AdamW has no step transient), the first layer's input is still held while that layer
+        // recomputes, and a run without checkpointing freed it after forward: at most one layer input more
+        // (4 x 1024 tokens x hidden, fp32 at most).
+        const auto layer_input = static_cast<std::int64_t>(4 * 1024 * 4 * spec.hidden);
+        CHECK(with({{"checkpointing", "selective"}}) <= none + layer_input);
+        CHECK(with({{"checkpointing", "full"}}) <= none + layer_input);
         CHECK(with({{"checkpointing", "offload"}}) <= with({{"checkpointing", "full"}}));
         CHECK(with({{"method", "lora"}}) <= with({{"method", "full"}}));
         // QLoRA's 4-bit base is smaller than LoRA's 16-bit one, but its total is not always: bitsandbytes'
@@ -92,7 +98,11 @@ TEST_CASE("properties: checkpointing never increases the peak, LoRA <= full, bf1
         };
         CHECK(weights({{"method", "qlora"}}) <= weights({{"method", "lora"}}));
         CHECK(with({{"precision", "bf16"}}) <= with({{"precision", "fp32"}}));
-        CHECK(with({{"precision", "bf16-mixed"}}) <= with({{"precision", "fp32"}}));
+        // Under AMP each linear's bf16 copy lives from its forward to its backward (autocast's cached_cast), which
+        // an fp32 run does not hold; with few activations (an MoE's experts at micro-batch 4) the copies can outweigh
+        // the halved activations, so mixed stays under fp32 plus those copies.
+        const auto copies = static_cast<std::int64_t>(2 * count_parameters(spec).linear);
+        CHECK(with({{"precision", "bf16-mixed"}}) <= with({{"precision", "fp32"}}) + copies);
     }
 }
 

@@ -96,7 +96,8 @@ TEST_CASE("scenario keys: the defaults help shows are default_scenario's") {
     // Keys of one framework show its default; the note says what a value means.
     CHECK(scenario_key_default_text("max_num_seqs") == "256");
     CHECK(scenario_key_default_text("n_gpu_layers") == "-1 (all)");
-    CHECK(scenario_key_default_text("precision") == "bf16-mixed; torchtune: bf16");
+    CHECK(scenario_key_default_text("precision") ==
+          "bf16; litgpt, deepspeed, megatron, unsloth, torchtitan: bf16-mixed (hf: the checkpoint's dtype, bf16-mixed for a float32 one)");
     CHECK(scenario_key_default_text("gpu") == "h100-80gb");
     CHECK(scenario_key_default_text("model") == "required");
     CHECK(scenario_key_default_text("quantization") == "none; unsloth: nf4-dq (method qlora: nf4)");

@@ -146,6 +146,9 @@ struct ModelSpec {
     double hidden_dropout = 0.0;
     double attention_dropout = 0.0;
     i64 sliding_window = 0;  // 0: none
+    // Bytes per weight of the checkpoint as config.json names its dtype (torch_dtype, or dtype from
+    // transformers 5): 2 for bfloat16/float16, 4 for float32; 0 where the config names none.
+    int checkpoint_dtype_bytes = 0;
     MoeSpec moe;
     MlaSpec mla;
     HybridSpec hybrid;

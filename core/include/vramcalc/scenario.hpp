@@ -142,10 +142,14 @@ struct Scenario {
     double epochs = 1;                // training: passes over dataset_tokens
 
     // Training
+    // The transformers release the run's defaults follow (framework hf): 5, today's, or 4 for the runs
+    // published before it. Its defaults are default_scenario's (defaults.cpp), and 5 loads a checkpoint
+    // in its own dtype (as_loaded, assembly/peak.cpp).
+    std::int64_t transformers = 5;
     Method method = Method::full;
-    Precision precision = Precision::bf16_mixed;
+    Precision precision = Precision::bf16;      // hf 5: the checkpoint's dtype (bf16) under the Trainer's autocast
     Optimizer optimizer = Optimizer::adamw;
-    AdamwImpl adamw_impl = AdamwImpl::foreach;  // how AdamW steps (its transient)
+    AdamwImpl adamw_impl = AdamwImpl::fused;   // how AdamW steps (its transient); hf 5: adamw_torch_fused
     LoraSetup lora;
     Quantization quantization = Quantization::none;
     std::int64_t trainable_layers = 2;  // method "freeze": the last N layers are trained
@@ -210,10 +214,18 @@ struct Scenario {
 // definition, core/src/scenario/defaults.cpp). No model; `gpu` carries only the default preset's id
 // (the overload in scenario_json.hpp resolves it through a catalog).
 Scenario default_scenario(Framework f, Workload w);
+// The same for a transformers release (Scenario::transformers): 4 gives the Trainer's defaults before
+// transformers 5 (an fp32 model under AMP, foreach AdamW).
+Scenario default_scenario(Framework f, Workload w, std::int64_t transformers);
 
 // Defaults that follow other settings, as the reader applies them:
 // the base format of `method` (nf4 for qlora, nf4-dq under unsloth, none otherwise) ...
 Quantization default_quantization(Method m, Framework f = Framework::hf);
+// ... the precision of framework `f` for `model`: under transformers 5 the hf default is the checkpoint's
+// dtype (bf16 where config.json names a 16-bit one); a float32 checkpoint, one whose config names no dtype
+// (older checkpoints are fp32, torch's default) and a layer stack (torchvision's weights are fp32) train as
+// an fp32 model under the Trainer's autocast (bf16-mixed).
+Precision default_precision(Framework f, std::int64_t transformers, const ModelSpec& model);
 // ... and the RLHF setup of `a` for a policy trained as `policy` (which roles exist, the rollout,
 // and each role's precision, sharding and offload).
 RlhfSetup default_rlhf(RlhfAlgorithm a, const Scenario& policy);

@@ -12,8 +12,28 @@
 #include "runtime/runtime.hpp"
 
 namespace vramcalc::detail {
+namespace {
 
-Bill peak_bill(const Scenario& s) {
+// The scenario as the framework loads the model. transformers 5 loads a checkpoint in its own dtype
+// (from_pretrained dtype="auto", transformers PR #34919), so under the Trainer's AMP a LoRA's frozen base
+// stays in the checkpoint's 16 bits and only the fp32 adapters are "mixed": that is precision bf16 under
+// the Trainer's autocast (activations.hpp trainer_autocast). transformers 4 loaded an fp32 model.
+// A full fine-tune keeps the precision it names (*-mixed: the user passed dtype=torch.float32; checks.cpp
+// warns where that is unlikely).
+Scenario as_loaded(const Scenario& s) {
+    const bool mixed = s.precision == Precision::bf16_mixed || s.precision == Precision::fp16_mixed;
+    if (s.workload != Workload::train || s.framework != Framework::hf || s.transformers < 5 || s.method != Method::lora ||
+        !mixed || s.model.checkpoint_dtype_bytes != 2)
+        return s;
+    Scenario t = s;
+    t.precision = s.precision == Precision::bf16_mixed ? Precision::bf16 : Precision::fp16;
+    return t;
+}
+
+}  // namespace
+
+Bill peak_bill(const Scenario& asked) {
+    const Scenario s = as_loaded(asked);
     Bill b;
     const ParamBreakdown p = count_parameters(s.model);
     b.model_name = s.model.name;

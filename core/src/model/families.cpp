@@ -78,6 +78,16 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
         "gpt_neox", "stablelm", "mt5", "deepseek_v2", "deepseek_v3", "baichuan", "qwen3_vl_moe", "llama4", "nemotron_h", "mistral3",
         // Their config classes' tie_word_embeddings defaults (false), transformers main.
         "qwen3_next", "qwen3_5_moe", "gpt_oss", "glm4_moe", "minimax_m2", "deepseek_v32", "kimi_k2"};
+    // The checkpoint's dtype, which transformers 5 loads it in (dtype="auto"); a wrapper names it at its top
+    // level or in its text_config. Anything but a known name is left unread: it changes no count.
+    for (const json* o : {&root.object(), &r.object()})
+        for (const char* key : {"dtype", "torch_dtype"}) {
+            auto it = o->find(key);
+            if (m.checkpoint_dtype_bytes || it == o->end() || !it->is_string()) continue;
+            const std::string v = it->get<std::string>();
+            if (v == "bfloat16" || v == "float16") m.checkpoint_dtype_bytes = 2;
+            if (v == "float32") m.checkpoint_dtype_bytes = 4;
+        }
     // A wrapper ties (or not) at its top level (Qwen3VLMoeConfig.tie_word_embeddings).
     m.tied_embeddings = root.boolean_or("tie_word_embeddings", !untied_by_default.count(layout));
 

@@ -4,9 +4,17 @@
 namespace vramcalc {
 
 // What a user of each framework gets without setting a key:
-//  hf: Trainer AMP over an fp32 model, full logits + fp32 loss, no checkpointing; PEFT LoraConfig
-//      r=8, lora_alpha=8, lora_dropout=0.0, the model type's default targets (q_proj/v_proj for Llama).
-//      These are the in-class initialisers of Scenario and LoraSetup (GPU: the H100 80GB preset).
+//  hf (transformers 5, the in-class initialisers of Scenario and LoraSetup; GPU: the H100 80GB preset):
+//      the model in its checkpoint's dtype (from_pretrained's dtype="auto" default, transformers PR #34919,
+//      in v5.0.0: bf16 for today's checkpoints) under the Trainer's bf16 autocast; the Trainer's
+//      optim="adamw_torch_fused" (the default from transformers PR #37358 on torch >= 2.8, training_args.py);
+//      full logits + fp32 loss, no checkpointing; PEFT LoraConfig r=8, lora_alpha=8, lora_dropout=0.0,
+//      the model type's default targets (q_proj/v_proj for Llama), adapters in fp32 (autocast_adapter_dtype).
+//      Gradient checkpointing is non-reentrant from transformers PR #43203 (2026-01); its memory is
+//      modelled the same either way.
+//  hf, transformers 4 (the published runs; releases before 4.54 / torch 2.8): from_pretrained loaded an
+//      fp32 model (torch's default dtype) that the Trainer ran under AMP, optim="adamw_torch" (foreach;
+//      transformers PR #25109, adamw_hf before it) and reentrant checkpointing (PR #28538).
 //  torchtune: bf16 recipes (no fp32 master), activation checkpointing on in the shipped single-device
 //      configs, chunked cross-entropy (CEWithChunkedOutputLoss, 8 chunks); LoRA rank 8, alpha 16, dropout 0.
 //  litgpt: bf16-mixed where supported (litgpt/utils.py get_default_supported_precision), chunked
@@ -19,12 +27,23 @@ namespace vramcalc {
 //  Inference (every framework): bf16 weights, batch 1, 1024 prompt + 256 generated tokens; vLLM's
 //      engine defaults (gpu_memory_utilization 0.9, max_num_seqs 256, max_num_batched_tokens 8192,
 //      block_size 16, CUDA graphs), llama.cpp's (n_ctx 4096, all layers on the GPU, n_ubatch 512).
-Scenario default_scenario(Framework f, Workload w) {
-    Scenario s;  // the in-class initialisers: hf
+Scenario default_scenario(Framework f, Workload w) { return default_scenario(f, w, Scenario{}.transformers); }
+
+Scenario default_scenario(Framework f, Workload w, std::int64_t transformers) {
+    Scenario s;  // the in-class initialisers: hf under today's transformers
     s.framework = f;
     s.workload = w;
+    s.transformers = transformers;
+    if (f != Framework::hf) {  // the other frameworks' own recipes (an fp32 master under AMP, torch's foreach AdamW)
+        s.precision = Precision::bf16_mixed;
+        s.adamw_impl = AdamwImpl::foreach;
+    }
     switch (f) {
         case Framework::hf:
+            if (transformers < 5) {
+                s.precision = Precision::bf16_mixed;
+                s.adamw_impl = AdamwImpl::foreach;
+            }
             break;
         case Framework::torchtune:
             s.precision = Precision::bf16;
@@ -73,6 +92,14 @@ Scenario default_scenario(Framework f, Workload w) {
             break;
     }
     return s;
+}
+
+// from_pretrained(dtype="auto") keeps the checkpoint's dtype (transformers PR #34919): bf16 stays bf16, an
+// fp32 checkpoint stays fp32 and the Trainer's bf16 autocasts it.
+Precision default_precision(Framework f, std::int64_t transformers, const ModelSpec& model) {
+    const Precision p = default_scenario(f, Workload::train, transformers).precision;
+    if (f != Framework::hf || p != Precision::bf16) return p;
+    return model.checkpoint_dtype_bytes == 2 && !model.stack ? Precision::bf16 : Precision::bf16_mixed;
 }
 
 // QLoRA's base defaults to bitsandbytes NF4 (BitsAndBytesConfig bnb_4bit_quant_type="nf4" in the QLoRA

@@ -130,6 +130,12 @@ std::vector<KeyRow> both_rows() {
 // Training keys (workload "train") before lora.
 std::vector<KeyRow> training_rows() {
     return {
+        {{.name = "transformers", .type = T::integer, .workload = W::train, .frameworks = "hf", .min = 4, .max = 5,
+          .help = "The transformers release whose defaults the run follows. 5 (today's): from_pretrained loads the checkpoint "
+                  "in its own dtype (bf16 for most models, so a LoRA's frozen base is 2 B/param even under *-mixed) and the "
+                  "Trainer steps fused AdamW. 4: the releases the published runs used (an fp32 model under AMP, foreach AdamW).",
+          .shown_at_default = false},
+         member<&Scenario::transformers>()},
         {{.name = "method", .type = T::enumeration, .workload = W::train,
           .help = "full: every weight trains (gradients + optimizer states for all). lora: small adapters train, the base is frozen. "
                   "qlora: as lora with a 4-bit base. freeze: only the last N layers train. llama-adapter: learned prompt tokens "
@@ -137,8 +143,10 @@ std::vector<KeyRow> training_rows() {
                   "on every linear and trainable norms (LitGPT adapter_v2.py)."},
          member<&Scenario::method>()},
         {{.name = "precision", .type = T::enumeration, .workload = W::train,
+          .default_note = "hf: the checkpoint's dtype, bf16-mixed for a float32 one",
           .help = "fp32: 4 B per weight, activations in fp32. *-mixed: fp32 weights, half-precision compute (activations halve, weights "
-                  "stay 4 B, plus casts). bf16/fp16: everything in 16 bits (2 B per weight, gradient and Adam state)."},
+                  "stay 4 B, plus casts). bf16/fp16: everything in 16 bits (2 B per weight, gradient and Adam state). "
+                  "transformers 5 loads a checkpoint in its own dtype, so a LoRA's frozen base stays 16-bit under *-mixed too."},
          member<&Scenario::precision>()},
         {{.name = "optimizer", .type = T::enumeration, .workload = W::train,
           .help = "AdamW keeps two states per trained parameter (8 B in fp32); 8-bit AdamW about 2 B; SGD with momentum one state; "

@@ -14,9 +14,18 @@
 namespace vramcalc {
 namespace detail {
 
+// The transformers release a document asks for (its defaults depend on it), read again with the other keys.
+static std::int64_t peek_release(const json& j) {
+    auto it = j.find("transformers");
+    const std::int64_t today = Scenario{}.transformers;
+    return it != j.end() && it->is_number_integer() && it->get<std::int64_t>() == 4 ? 4 : today;
+}
+
 Scenario fallback_for(const Scenario& s) {
-    Scenario d = default_scenario(s.framework, s.workload);
+    Scenario d = default_scenario(s.framework, s.workload, s.transformers);
     d.quantization = default_quantization(s.method, s.framework);
+    d.precision = default_precision(s.framework, s.transformers, s.model);
+    d.transformers = Scenario{}.transformers;  // the release itself is written where it is not today's
     return d;
 }
 
@@ -308,11 +317,13 @@ Result<Scenario> scenario_from_json(const nlohmann::json& j, const Catalog& cat)
     warn_unknown_keys(j, "", out.warnings);
     // Every absent key keeps the default of the framework and workload asked for (read again below,
     // where a bad value is reported).
-    Scenario s = default_scenario(peek_enum(j, "framework", Framework::hf), peek_enum(j, "workload", Workload::train));
+    Scenario s = default_scenario(peek_enum(j, "framework", Framework::hf), peek_enum(j, "workload", Workload::train),
+                                  peek_release(j));
     FieldReader r(j, "", out.errors);
     ReadContext c{j, cat, s, r, out};
     for (const auto& row : key_rows())
         if (row.bind.read && !nested(row.key.name) && row.bind.read != &read_rlhf) row.bind.read(c, row.key);
+    if (!j.contains("precision")) s.precision = default_precision(s.framework, s.transformers, s.model);
     check_cross_fields(s, r);
     check_ignored_keys(j, s, out.warnings);
     read_rlhf(c, key_of("rlhf"));  // last: its roles follow the policy's settings
