@@ -54,6 +54,10 @@ struct ParamGroup {
     // The family's published fp8 checkpoints keep this tensor in 16 bits (the family description names the
     // checkpoint whose exclusion list says so).
     bool fp8_keeps_16bit = false;
+    // How many of the `count` tensors a pre-quantised checkpoint keeps in 16 bits: the ones its
+    // quantization_config's exclusion list names (CheckpointQuant; model/quant_config.cpp). Read only when the
+    // weights are that checkpoint's format.
+    i64 checkpoint_16bit = 0;
 
     i64 numel_each() const { return rows * cols + (bias ? rows : 0); }
 };
@@ -123,6 +127,17 @@ struct HybridSpec {
     i64 conv_dim() const { return inner() + 2 * ssm_groups * ssm_state; }
 };
 
+// A pre-quantised checkpoint as config.json's quantization_config describes it (model/quant_config.cpp):
+// the weight format its quantised linears are stored in and what its exclusion list (ignore /
+// modules_to_not_convert / exclude_modules) keeps in 16 bits, per ParamGroup::checkpoint_16bit.
+struct CheckpointQuant {
+    std::string format;       // a `weights` value: fp8, fp8-channel, fp8-block, mxfp4, nvfp4, w4a16, gptq-int4, ...; empty: none
+    std::string method;       // quant_method as given (fp8, mxfp4, modelopt, compressed-tensors, gptq, awq, bitsandbytes)
+    i64 group_size = 0;       // GPTQ / AWQ / W4A16: inputs per scale group (-1 one per channel); 0: the format's own
+    bool asymmetric = false;  // W4A16 with zero points (compressed-tensors symmetric: false)
+    std::string note;         // what was read, for the bill: "compressed-tensors int4 group 128, 96 tensors kept 16-bit"
+};
+
 struct ModelSpec {
     std::string name;        // display name (preset name or "config.json")
     std::string model_type;  // as in config.json
@@ -150,6 +165,7 @@ struct ModelSpec {
     MlaSpec mla;
     HybridSpec hybrid;
     FamilyTraits traits;
+    CheckpointQuant quant;   // config.json's quantization_config (format empty: none)
 
     // Models given only as a parameter count (e.g. "the ZeRO paper's 7.5B model"): no shapes.
     bool count_only = false;

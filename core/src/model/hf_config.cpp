@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "model/families.hpp"
+#include "model/quant_config.hpp"
 #include "io/json_reader.hpp"
 #include "vramcalc/json_text.hpp"
 
@@ -130,6 +131,7 @@ Result<ModelSpec> model_from_config(const json& config, const std::string& name,
         return out;
     }
     if (!out.errors.empty()) return out;
+    detail::read_quantization_config(m, config, out.warnings);  // a pre-quantised checkpoint's format and exclusions
     for (const char* k : {"hidden_act", "activation_function"})
         if (text->contains(k) && (*text)[k].is_string()) {
             const std::string act = (*text)[k].get<std::string>();
