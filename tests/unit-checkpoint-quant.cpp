@@ -138,8 +138,8 @@ TEST_CASE("checkpoint quant: compressed-tensors groups, ignore lists and targets
     CHECK(m.quant.group_size == 128);
     const ParamGroup& q = group(m, "q_proj", ParamCategory::attention);
     CHECK(q.checkpoint_16bit == q.count);
-    // One 768 x 2048 expert projection: int32-packed 4-bit weights, bf16 scales per 128 inputs, weight_shape.
-    CHECK(detail::ct_packed_linear_bytes(4, 128, false, 768, 2048) == 768.0 * 2048 / 2 + 768.0 * 16 * 2 + 16);
+    // One 768 x 2048 expert projection: int32-packed 4-bit weights, bf16 scales per 128 inputs, int32 weight_shape [2].
+    CHECK(detail::ct_packed_linear_bytes(4, 128, false, 768, 2048) == 768.0 * 2048 / 2 + 768.0 * 16 * 2 + 8);
     // An unknown method is a warning, and the weights stay the scenario's.
     config["quantization_config"] = {{"quant_method", "hqq"}};
     auto r = model_from_config(config, "hqq");

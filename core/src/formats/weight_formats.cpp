@@ -267,15 +267,16 @@ double packed_linear_bytes(bool gptq, double bits, i64 group_size, i64 rows_, i6
 }
 
 double ct_packed_linear_bytes(double bits, i64 group_size, bool asymmetric, i64 rows_, i64 cols_) {
-    // compressed-tensors pack-quantized (compressors/quantized_compressors/pack_quantized.py): weight_packed
-    // int32 [rows, cols x bits / 32], weight_scale in the model's dtype (bf16) [rows, groups], weight_shape int64
-    // [2]; asymmetric schemes add weight_zero_point packed in int32 [rows x bits / 32, groups].
+    // compressed-tensors pack-quantized (src/compressed_tensors/compressors/quantized_compressors/pack_quantized.py,
+    // compression_param_info, as the index holds it: find_string id 1716642038): weight_packed int32 [rows,
+    // ceil(cols x bits / 32)], weight_shape int32 [2], and for asymmetric group/channel schemes weight_zero_point
+    // packed in int32 [ceil(rows x bits / 32), groups]; weight_scale [rows, groups] in the model's dtype (bf16).
     const double rows = static_cast<double>(rows_), cols = static_cast<double>(cols_);
     const double groups = group_size > 0 ? std::ceil(cols / static_cast<double>(group_size)) : 1.0;
     const double per_int32 = 32.0 / bits;
     const double packed = rows * std::ceil(cols / per_int32) * 4.0;
     const double zeros = asymmetric ? std::ceil(rows / per_int32) * groups * 4.0 : 0.0;
-    return packed + rows * groups * 2.0 + 16.0 + zeros;
+    return packed + rows * groups * 2.0 + 8.0 + zeros;
 }
 
 WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_size, bool* ok, bool head_quantized) {
