@@ -164,3 +164,33 @@ TEST_CASE("arch: Nemotron-3-Super's Hub config parses (Python's Infinity) and it
     CHECK(std::abs(static_cast<double>(p.total) / 120e9 - 1) < 0.01);
     // Active: 12.77B with embedding and head; the name's "A12B" does not say what it counts, so not pinned.
 }
+
+TEST_CASE("arch: ERNIE-4.5-21B-A3B counts its shared experts, fp32 router and dense first layer") {
+    const ModelSpec m = from_file("ernie-4.5-21b-a3b.json");
+    const ParamBreakdown p = count_parameters(m);
+    // Layer 0 dense (moe_layer_start_index 1), 27 MoE layers of 64 experts at 1536, 2 shared experts (3072 wide),
+    // tied embeddings, no biases.
+    CHECK(m.moe.moe_layers == 27);
+    CHECK(p.experts == 27LL * 64 * 3 * 2560 * 1536);
+    CHECK(p.total == 21'825'437'888);
+    // ERNIE 4.5's card: 21B total, 3B activated (it rounds down; the Hub's count is 21.8B). 3.35B active here.
+    CHECK(std::abs(static_cast<double>(p.total) / 21.8e9 - 1) < 0.005);
+    CHECK(p.active > 3.0e9);
+    CHECK(p.active < 3.5e9);
+}
+
+TEST_CASE("arch: LFM2-1.2B's short-conv layers, and their fixed state per sequence") {
+    const ModelSpec m = from_file("lfm2-1.2b.json");
+    const ParamBreakdown p = count_parameters(m);
+    // 10 conv layers (in_proj 2048 -> 6144, depthwise conv [2048, 1, 3], out_proj), 6 attention layers (q/k norms),
+    // SwiGLU at int(2 x 12288 / 3) = 8192 in all 16, tied embeddings.
+    CHECK(m.intermediate == 8192);
+    CHECK(m.hybrid.blocks('M') == 10);
+    CHECK(attention_layers(m) == 6);
+    CHECK(p.mamba == 10 * (2048LL * 6144 + 2048 * 3 + 2048LL * 2048));
+    // LiquidAI's LFM2-1.2B card: 1.17B parameters.
+    CHECK(p.total == 1'170'340'608);
+    near_published(p.total, 1.17e9, 0.01e9);
+    // KV only in the 6 attention layers: K and V x 8 heads x 64 x 2 B.
+    CHECK(kv_bytes_per_token(m, 2, false) == 6 * 2 * 8 * 64 * 2);
+}

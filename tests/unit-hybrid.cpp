@@ -105,3 +105,12 @@ TEST_CASE("hybrid: training and llama.cpp are refused naming the key, a renamed 
     j["hybrid_override_pattern"] = "M*X";
     CHECK(model_from_config(j, "acme").error_text().find("block kind 'X'") != std::string::npos);
 }
+
+TEST_CASE("hybrid: LFM2's conv layers keep conv_L_cache - 1 columns of conv_dim under vLLM, no SSM state") {
+    const auto j = test::load_json("configs/lfm2-1.2b.json");
+    const Scenario s = test::scenario({{"model", j}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h100-80gb"},
+                                       {"prompt_len", 4095}, {"gen_len", 1}});
+    // vLLM's ShortConv state: (conv_L_cache - 1) x conv_dim in the model dtype, per conv layer and sequence.
+    CHECK(detail::mamba_state_bytes_per_layer(s) == 2 * 2048 * 2);
+    CHECK(detail::recurrent_state_bytes(s) == 10 * 2 * 2048 * 2);
+}

@@ -122,6 +122,8 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
     else if (t == "gpt_oss") gpt_oss(m, r, inv);
     else if (t == "glm4_moe") glm4_moe(m, r, inv);
     else if (t == "minimax_m2") minimax_m2(m, r, inv);
+    else if (t == "ernie4_5_moe") ernie45_moe(m, r, inv);
+    else if (t == "lfm2") lfm2(m, r, inv);
     else {
         static const std::set<std::string> llama_family = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe",
                                                            "qwen3", "qwen3_moe", "gemma", "gemma2", "baichuan", "llama4",

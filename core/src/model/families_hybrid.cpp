@@ -122,4 +122,88 @@ void nemotron_h(ModelSpec& m, FieldReader& r, Inventory& inv) {
     inv.lm_head(m.vocab, m.hidden);
 }
 
+// ---- LFM2 (Lfm2ForCausalLM), transformers models/lfm2/modular_lfm2.py @02f41779 ----
+// layer_types (or full_attn_idxs) names each layer "conv" (Lfm2ShortConv) or "full_attention" (Lfm2Attention:
+// q/k/v/out_proj without bias, q_layernorm / k_layernorm over head_dim). Lfm2ShortConv: in_proj (conv_dim ->
+// 3 conv_dim), a depthwise conv [conv_dim, 1, conv_L_cache], out_proj; biases as conv_bias. Every layer has
+// operator_norm, ffn_norm and Lfm2MLP w1/w3 (block_dim -> ff) and w2, where ff = block_ff_dim (else
+// intermediate_size), with block_auto_adjust_ff_dim: int(2 ff / 3), x block_ffn_dim_multiplier, rounded up to
+// block_multiple_of. embedding_norm closes the model; the lm_head is tied by default.
+// A conv layer is an 'M' block: its state per sequence is the conv window over conv_dim channels (Lfm2Cache
+// conv_cache [conv_dim, conv_L_cache]; vLLM's ShortConv keeps conv_L_cache - 1 columns), no SSM state, so
+// HybridSpec holds it as one head of conv_dim width with state 0 (conv_dim() = conv_dim).
+void lfm2(ModelSpec& m, FieldReader& r, Inventory& inv) {
+    HybridSpec& y = m.hybrid;
+    const i64 L = m.layers;
+    y.pattern.clear();
+    if (const json* v = r.find({"layer_types"})) {
+        if (!v->is_array() || static_cast<i64>(v->size()) != L) {
+            r.error("layer_types", "expected one entry per layer (" + std::to_string(L) + ")");
+            return;
+        }
+        for (const auto& e : *v) {
+            const std::string t = e.is_string() ? e.get<std::string>() : "";
+            if (t == "conv" || t == "short_conv") y.pattern += 'M';
+            else if (t == "full_attention") y.pattern += '*';
+            else {
+                r.error("layer_types", "entry " + describe(e) + " is neither conv nor full_attention");
+                return;
+            }
+        }
+    } else if (const json* idx = r.find({"full_attn_idxs"})) {
+        y.pattern.assign(static_cast<std::size_t>(L), 'M');
+        if (!idx->is_array()) {
+            r.error("full_attn_idxs", "expected a list of layer indices");
+            return;
+        }
+        for (const auto& e : *idx) {
+            if (!e.is_number_integer() || e.get<i64>() < 0 || e.get<i64>() >= L) {
+                r.error("full_attn_idxs", "entry " + describe(e) + " is not a layer index below " + std::to_string(L));
+                return;
+            }
+            y.pattern[static_cast<std::size_t>(e.get<i64>())] = '*';
+        }
+    } else {
+        r.error("layer_types", "missing: LFM2 names its conv and attention layers in layer_types (or full_attn_idxs)");
+        return;
+    }
+    const i64 conv_dim = r.integer_or({"conv_dim"}, m.hidden, 1, kMaxWidth);
+    const i64 block_dim = r.integer_or({"block_dim"}, m.hidden, 1, kMaxWidth);
+    y.ssm_heads = 1;
+    y.ssm_head_dim = conv_dim;
+    y.ssm_state = 0;
+    y.ssm_groups = 0;
+    y.conv_kernel = r.integer_or({"conv_L_cache"}, 3, 1, 1024);
+    i64 ff = r.integer_or({"block_ff_dim"}, m.intermediate, 0, kMaxWidth);
+    if (ff <= 0) {
+        r.error("block_ff_dim", "missing required key (the MLP width; or intermediate_size)");
+        return;
+    }
+    if (r.boolean_or("block_auto_adjust_ff_dim", true)) {
+        ff = 2 * ff / 3;
+        const double mult = r.number_or("block_ffn_dim_multiplier", 1.0, 0, 1e3);
+        if (r.has("block_ffn_dim_multiplier")) ff = static_cast<i64>(mult * static_cast<double>(ff));
+        const i64 of = r.integer_or({"block_multiple_of"}, 256, 1, kMaxWidth);
+        ff = of * ((ff + of - 1) / of);
+    }
+    m.intermediate = ff;
+    const bool conv_bias = r.boolean_or("conv_bias", false);
+    const i64 nC = y.blocks('M'), nA = y.blocks('*');
+    m.qk_norm = nA > 0;
+    inv.embedding("embed_tokens", m.vocab, m.hidden);
+    inv.linear(PC::mamba, Role::ssm_in, "in_proj", conv_dim, 3 * conv_dim, conv_bias, nC);
+    inv.add("conv", PC::mamba, Role::ssm_in, conv_dim, y.conv_kernel, conv_bias, nC, false, false);  // [conv_dim, 1, L_cache]
+    inv.linear(PC::mamba, Role::ssm_out, "out_proj", conv_dim, conv_dim, conv_bias, nC);
+    inv.qkvo(m, false, false, nA, "out_proj");
+    inv.norm("q_layernorm", m.head_dim, false, nA);
+    inv.norm("k_layernorm", m.head_dim, false, nA);
+    inv.gated_mlp(PC::mlp, "w1", "w3", "w2", block_dim, ff, false, L);
+    inv.norm("operator_norm", m.hidden, false, L);
+    inv.norm("ffn_norm", m.hidden, false, L);
+    inv.norm("embedding_norm", m.hidden, false, 1);
+    // The first LFM2 configs name the tie tie_embedding (Lfm2Config reads both; tied by default).
+    if (r.has("tie_embedding") && !r.has("tie_word_embeddings")) m.tied_embeddings = r.boolean_or("tie_embedding", true);
+    inv.lm_head(m.vocab, m.hidden);
+}
+
 }  // namespace vramcalc::detail
