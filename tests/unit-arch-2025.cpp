@@ -194,3 +194,18 @@ TEST_CASE("arch: LFM2-1.2B's short-conv layers, and their fixed state per sequen
     // KV only in the 6 attention layers: K and V x 8 heads x 64 x 2 B.
     CHECK(kv_bytes_per_token(m, 2, false) == 6 * 2 * 8 * 64 * 2);
 }
+
+TEST_CASE("arch: Jamba-1.5-Mini's Mamba-1 mixers, attention every 8th layer and MoE every 2nd") {
+    const ModelSpec m = from_file("jamba-1.5-mini.json");
+    const ParamBreakdown p = count_parameters(m);
+    CHECK(attention_layers(m) == 4);  // layers 4, 12, 20, 28
+    CHECK(m.hybrid.blocks('M') == 28);
+    CHECK(m.moe.moe_layers == 16);
+    // One Mamba-1 mixer: in_proj [16384, 4096], conv1d [8192, 1, 4] + bias, x_proj [256 + 32, 8192], dt_proj
+    // [8192, 256] + bias, A_log [8192, 16], D, out_proj [4096, 8192] (its three RMSNorms count under norms).
+    CHECK(p.mamba == 28 * (16384LL * 4096 + 8192 * 4 + 8192 + 288LL * 8192 + 8192LL * 256 + 8192 + 8192 * 16 + 8192 + 4096LL * 8192));
+    // AI21's cards: 52B total (the Hub: 51.6B), 12B active.
+    CHECK(p.total == 51'570'323'328);
+    near_published(p.total, 51.6e9, 0.1e9);
+    near_published(p.active, 12e9, 1e9);
+}

@@ -114,3 +114,12 @@ TEST_CASE("hybrid: LFM2's conv layers keep conv_L_cache - 1 columns of conv_dim 
     CHECK(detail::mamba_state_bytes_per_layer(s) == 2 * 2048 * 2);
     CHECK(detail::recurrent_state_bytes(s) == 10 * 2 * 2048 * 2);
 }
+
+TEST_CASE("hybrid: Jamba's Mamba-1 state: the conv window and d_inner x d_state per layer") {
+    const auto j = test::load_json("configs/jamba-1.5-mini.json");
+    const Scenario s = test::scenario({{"model", j}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h200"},
+                                       {"prompt_len", 4095}, {"gen_len", 1}});
+    // vLLM's Mamba-1 state: conv (d_conv - 1) x d_inner and SSM d_inner x d_state, both bf16 here.
+    CHECK(detail::mamba_state_bytes_per_layer(s) == 3 * 8192 * 2 + 8192 * 16 * 2);
+    CHECK(detail::recurrent_state_bytes(s) == 28.0 * (3 * 8192 * 2 + 8192 * 16 * 2));
+}

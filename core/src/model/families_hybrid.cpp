@@ -206,4 +206,68 @@ void lfm2(ModelSpec& m, FieldReader& r, Inventory& inv) {
     inv.lm_head(m.vocab, m.hidden);
 }
 
+// ---- Jamba (JambaForCausalLM), transformers models/jamba/modeling_jamba.py @97bb61d0 ----
+// Layer i attends when i % attn_layer_period == attn_layer_offset, else it is a JambaMambaMixer (Mamba-1):
+// in_proj (h -> 2 d_inner, mamba_proj_bias), a depthwise conv1d [d_inner, 1, d_conv] (+ bias, mamba_conv_bias),
+// x_proj (d_inner -> dt_rank + 2 d_state), dt_proj (dt_rank -> d_inner, bias), A_log [d_inner, d_state],
+// D [d_inner], out_proj, and the RMSNorms dt_layernorm (dt_rank), b_layernorm and c_layernorm (d_state);
+// d_inner = mamba_expand x h, dt_rank = mamba_dt_rank ("auto": ceil(h / 16)). Every layer's feed-forward is a
+// JambaSparseMoeBlock (router [E, h], E SwiGLU experts at intermediate_size) when num_experts > 1 and
+// i % expert_layer_period == expert_layer_offset, else one JambaMLP; input_layernorm and pre_ff_layernorm
+// in each layer, final_layernorm, an untied lm_head.
+// A Mamba-1 layer's state per sequence maps onto HybridSpec as d_inner heads of width 1 with d_state each:
+// conv (d_conv - 1) x d_inner in vLLM, SSM d_inner x d_state (vLLM mamba_utils mamba1_state_shape).
+void jamba(ModelSpec& m, FieldReader& r, Inventory& inv) {
+    require_intermediate(m, r);
+    HybridSpec& y = m.hybrid;
+    const i64 L = m.layers;
+    const i64 attn_every = r.integer_or({"attn_layer_period"}, 8, 1, L), attn_at = r.integer_or({"attn_layer_offset"}, 4, 0, L);
+    const i64 moe_every = r.integer_or({"expert_layer_period"}, 2, 1, L), moe_at = r.integer_or({"expert_layer_offset"}, 1, 0, L);
+    const i64 E = r.integer_or({"num_experts"}, 16, 1, 1 << 16);
+    y.pattern.clear();
+    i64 moe = 0;
+    for (i64 i = 0; i < L; ++i) {
+        y.pattern += i % attn_every == attn_at ? '*' : 'M';
+        moe += E > 1 && i % moe_every == moe_at ? 1 : 0;
+    }
+    const i64 inner = r.integer_or({"mamba_expand"}, 2, 1, 1024) * m.hidden;
+    const i64 d_state = r.integer_or({"mamba_d_state"}, 16, 1, kMaxWidth);
+    const i64 d_conv = r.integer_or({"mamba_d_conv"}, 4, 1, 1024);
+    i64 dt_rank = (m.hidden + 15) / 16;  // "auto"
+    if (const json* v = r.find({"mamba_dt_rank"}); v && v->is_number_integer()) dt_rank = r.integer_or({"mamba_dt_rank"}, dt_rank, 1, kMaxWidth);
+    y.ssm_heads = inner;
+    y.ssm_head_dim = 1;
+    y.ssm_state = d_state;
+    y.ssm_groups = 0;
+    y.conv_kernel = d_conv;
+    y.ssm_state_bytes = mamba_state_dtype_bytes(r);
+    const bool proj_bias = r.boolean_or("mamba_proj_bias", false), conv_bias = r.boolean_or("mamba_conv_bias", true);
+    const i64 nM = y.blocks('M'), nA = y.blocks('*');
+    inv.embedding("embed_tokens", m.vocab, m.hidden);
+    inv.qkvo(m, false, false, nA);
+    inv.linear(PC::mamba, Role::ssm_in, "in_proj", m.hidden, 2 * inner, proj_bias, nM);
+    inv.add("conv1d", PC::mamba, Role::ssm_in, inner, d_conv, conv_bias, nM, false, false);
+    inv.linear(PC::mamba, Role::ssm_in, "x_proj", inner, dt_rank + 2 * d_state, false, nM);
+    inv.linear(PC::mamba, Role::ssm_in, "dt_proj", dt_rank, inner, true, nM);
+    inv.add("A_log", PC::mamba, Role::ssm_in, inner, d_state, false, nM, false, false);
+    inv.vector(PC::mamba, Role::ssm_in, "D", inner, nM);
+    inv.norm("dt_layernorm", dt_rank, false, nM);
+    inv.norm("b_layernorm", d_state, false, nM);
+    inv.norm("c_layernorm", d_state, false, nM);
+    inv.linear(PC::mamba, Role::ssm_out, "out_proj", inner, m.hidden, proj_bias, nM);
+    if (moe > 0) {
+        m.moe.experts = E;
+        m.moe.top_k = r.integer_or({"num_experts_per_tok"}, 2, 1, E);
+        m.moe.expert_intermediate = m.intermediate;
+        m.moe.moe_layers = moe;
+        inv.linear(PC::router, Role::router, "router", m.hidden, E, false, moe);
+        inv.gated_mlp(PC::experts, "gate_proj", "up_proj", "down_proj", m.hidden, m.intermediate, false, moe * E, true);
+    }
+    inv.gated_mlp(PC::mlp, "gate_proj", "up_proj", "down_proj", m.hidden, m.intermediate, false, L - moe);
+    inv.norm("input_layernorm", m.hidden, false, L);
+    inv.norm("pre_ff_layernorm", m.hidden, false, L);
+    inv.norm("final_layernorm", m.hidden, false, 1);
+    inv.lm_head(m.vocab, m.hidden);
+}
+
 }  // namespace vramcalc::detail

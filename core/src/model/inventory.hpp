@@ -102,6 +102,8 @@ void t5(ModelSpec& m, FieldReader& r, Inventory& inv);
 void nemotron_h(ModelSpec& m, FieldReader& r, Inventory& inv);
 // LFM2: short-conv and attention layers (layer_types), each with a SwiGLU MLP.
 void lfm2(ModelSpec& m, FieldReader& r, Inventory& inv);
+// Jamba: Mamba-1 and attention layers (attn_layer_period / offset), MoE every expert_layer_period.
+void jamba(ModelSpec& m, FieldReader& r, Inventory& inv);
 // The SSM state's element size vLLM keeps (mamba_ssm_cache_dtype, or Qwen3.5's mamba_ssm_dtype); 0: model dtype.
 double mamba_state_dtype_bytes(FieldReader& r);
 // How many layers are MoE in Qwen2/3-MoE and Qwen3-Next: not in mlp_only_layers, (i + 1) % decoder_sparse_step == 0.
