@@ -147,3 +147,18 @@ TEST_CASE("checkpoint quant: compressed-tensors groups, ignore lists and targets
     CHECK(r.value->quant.format.empty());
     CHECK(r.warnings.size() == 1);
 }
+
+TEST_CASE("checkpoint quant: DeepSeek-V3's block-fp8 checkpoint, with its MTP layer, is the published size") {
+    const ModelSpec m = test::preset("deepseek-v3");
+    CHECK(m.quant.format == "fp8-block");  // the preset's config carries the Hub file's quantization_config
+    const auto w = weight_bytes(m, "fp8-block", 128);
+    // The repository's safetensors hold 688,586,727,753 bytes (deepseek-ai/DeepSeek-V3 @afb92e1f, as a public
+    // artifact record states it: find_string id 59118868630). They include the MTP module (model.layers.61),
+    // which HF and vLLM do not load: one more MoE decoder layer (costed as our last layer) plus its own bf16
+    // embed_tokens and shared_head.head [129280, 7168], eh_proj [7168, 14336] and three norms.
+    const double h = 7168, mtp = w.layers.back() + 2.0 * (2 * 129280 * h) + 2.0 * (2 * h * h) + 2.0 * 3 * h;
+    INFO("loaded " << w.total() << ", with MTP " << w.total() + mtp);
+    CHECK_THAT(w.total() + mtp, Catch::Matchers::WithinRel(688586727753.0, 0.001));
+    // What vLLM loads (no MTP) is 2.2 % less than the repository's total.
+    CHECK(w.total() < 0.98 * 688586727753.0);
+}
