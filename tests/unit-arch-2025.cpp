@@ -209,3 +209,18 @@ TEST_CASE("arch: Jamba-1.5-Mini's Mamba-1 mixers, attention every 8th layer and 
     near_published(p.total, 51.6e9, 0.1e9);
     near_published(p.active, 12e9, 1e9);
 }
+
+TEST_CASE("arch: Granite-4.0-H-Small: Mamba-2 or attention per layer, a shared MLP and 72 experts in every layer") {
+    // An assembled config (tests/data/README.md): no complete copy of the Hub file was found; the attention
+    // layers' positions are assumed, which the count does not depend on.
+    const ModelSpec m = from_file("granite-4.0-h-small.assembled.json");
+    const ParamBreakdown p = count_parameters(m);
+    CHECK(m.hybrid.blocks('M') == 36);
+    CHECK(attention_layers(m) == 4);
+    // Experts: input_linear [72, 2 x 768, 4096] and output_linear [72, 4096, 768] in each of the 40 layers.
+    CHECK(p.experts == 40LL * 72 * 3 * 768 * 4096);
+    CHECK(p.total == 32'207'337'984);
+    // IBM's card: 32B total, 9B active.
+    near_published(p.total, 32e9, 1e9);
+    near_published(p.active, 9e9, 1e9);
+}

@@ -99,6 +99,9 @@ TEST_CASE("hf_config: every supported model_type builds") {
         if (t == "jamba")  // attention every attn_layer_period-th layer from the offset, Mamba-1 elsewhere
             cfg = cfg.substr(0, cfg.size() - 1) + R"(, "attn_layer_period": 2, "attn_layer_offset": 1, "expert_layer_period": 2,
                 "expert_layer_offset": 1, "mamba_d_state": 16})";
+        if (t == "granitemoehybrid")  // Mamba-2 or attention per layer, shared MLP and experts in each
+            cfg = cfg.substr(0, cfg.size() - 1) + R"(, "layer_types": ["mamba", "attention"], "num_local_experts": 4,
+                "shared_intermediate_size": 256, "mamba_n_heads": 8, "mamba_d_head": 64, "mamba_d_state": 16})";
         if (t == "lfm2")  // short-conv and attention layers, named per layer
             cfg = cfg.substr(0, cfg.size() - 1) + R"(, "layer_types": ["conv", "full_attention"]})";
         auto r = model_from_config_text(cfg);

@@ -270,4 +270,65 @@ void jamba(ModelSpec& m, FieldReader& r, Inventory& inv) {
     inv.lm_head(m.vocab, m.hidden);
 }
 
+// ---- Granite 4.0 hybrid (GraniteMoeHybridForCausalLM), transformers models/granitemoehybrid/
+// modular_granitemoehybrid.py @023633dd ----
+// layer_types names each layer's mixer: "mamba" (GraniteMoeHybridMambaLayer = BambaMixer, a Mamba-2 mixer:
+// in_proj h -> inner + conv_dim + heads, conv1d over conv_dim, dt_bias / A_log / D, a gated RMSNorm, out_proj;
+// inner = mamba_n_heads x mamba_d_head) or "attention" (q/k/v/o, attention_bias). Every layer then has a
+// shared_mlp (input_linear h -> 2 x shared_intermediate_size, output_linear back) and, when num_local_experts
+// > 0, a block_sparse_moe: router [E, h] and experts input_linear [E, 2 I, h], output_linear [E, h, I] at
+// intermediate_size; input_layernorm and post_attention_layernorm; a final norm.
+void granitemoehybrid(ModelSpec& m, FieldReader& r, Inventory& inv) {
+    HybridSpec& y = m.hybrid;
+    const i64 L = m.layers;
+    y.pattern.clear();
+    const json* v = r.find({"layer_types", "layers_block_type"});
+    if (!v || !v->is_array() || static_cast<i64>(v->size()) != L) {
+        r.error("layer_types", "expected one entry per layer (" + std::to_string(L) + "), each \"mamba\" or \"attention\"");
+        return;
+    }
+    for (const auto& e : *v) {
+        const std::string t = e.is_string() ? e.get<std::string>() : "";
+        if (t == "mamba") y.pattern += 'M';
+        else if (t == "attention") y.pattern += '*';
+        else {
+            r.error("layer_types", "entry " + describe(e) + " is neither mamba nor attention");
+            return;
+        }
+    }
+    const i64 nM = y.blocks('M'), nA = y.blocks('*');
+    y.ssm_heads = r.integer_or({"mamba_n_heads"}, 128, 1, kMaxWidth);
+    const i64 inner = r.integer_or({"mamba_expand"}, 2, 1, 1024) * m.hidden;
+    y.ssm_head_dim = inner / y.ssm_heads;  // mamba_d_head "auto"
+    if (const json* d = r.find({"mamba_d_head"}); d && d->is_number_integer()) y.ssm_head_dim = r.integer_or({"mamba_d_head"}, 64, 1, kMaxWidth);
+    y.ssm_state = r.integer_or({"mamba_d_state"}, 256, 1, kMaxWidth);
+    y.ssm_groups = r.integer_or({"mamba_n_groups"}, 1, 1, kMaxWidth);
+    y.conv_kernel = r.integer_or({"mamba_d_conv"}, 4, 1, 1024);
+    y.ssm_state_bytes = mamba_state_dtype_bytes(r);
+    m.traits.rope = r.string_or("position_embedding_type", "rope") == "rope";
+    const i64 E = r.integer_or({"num_local_experts"}, 0, 0, 1 << 16);
+    const i64 shared = r.integer_or({"shared_intermediate_size"}, 0, 0, kMaxWidth);
+    if (E > 0) require_intermediate(m, r);
+    const bool attn_bias = r.boolean_or("attention_bias", false);
+    inv.embedding("embed_tokens", m.vocab, m.hidden);
+    // The Mamba-2 mixer (mamba_mixers() above): projection biases mamba_proj_bias, conv bias mamba_conv_bias.
+    mamba_mixers(m, nM, r.boolean_or("mamba_proj_bias", false), r.boolean_or("mamba_conv_bias", true), false, inv);
+    inv.qkvo(m, attn_bias, attn_bias, nA);
+    // shared_mlp: one fused input_linear (gate and up) and output_linear, no bias (GraniteMoeSharedMLP).
+    inv.linear(PC::mlp, Role::gate_up, "input_linear", m.hidden, 2 * shared, false, L);
+    inv.linear(PC::mlp, Role::down, "output_linear", shared, m.hidden, false, L);
+    if (E > 0) {
+        m.moe.experts = E;
+        m.moe.top_k = r.integer_or({"num_experts_per_tok"}, 2, 1, E);
+        m.moe.expert_intermediate = m.intermediate;
+        m.moe.moe_layers = L;
+        m.moe.shared_experts = shared > 0 ? 1 : 0;
+        m.moe.shared_intermediate = shared;
+        inv.linear(PC::router, Role::router, "router", m.hidden, E, false, L);
+        inv.linear(PC::experts, Role::gate_up, "input_linear", m.hidden, 2 * m.intermediate, false, L * E, true);
+        inv.linear(PC::experts, Role::down, "output_linear", m.intermediate, m.hidden, false, L * E, true);
+    }
+    inv.rms_norms_and_head(m, L);
+}
+
 }  // namespace vramcalc::detail

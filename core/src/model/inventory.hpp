@@ -104,6 +104,8 @@ void nemotron_h(ModelSpec& m, FieldReader& r, Inventory& inv);
 void lfm2(ModelSpec& m, FieldReader& r, Inventory& inv);
 // Jamba: Mamba-1 and attention layers (attn_layer_period / offset), MoE every expert_layer_period.
 void jamba(ModelSpec& m, FieldReader& r, Inventory& inv);
+// Granite 4.0 hybrid: Mamba-2 or attention per layer (layer_types), each with a shared MLP and optional MoE.
+void granitemoehybrid(ModelSpec& m, FieldReader& r, Inventory& inv);
 // The SSM state's element size vLLM keeps (mamba_ssm_cache_dtype, or Qwen3.5's mamba_ssm_dtype); 0: model dtype.
 double mamba_state_dtype_bytes(FieldReader& r);
 // How many layers are MoE in Qwen2/3-MoE and Qwen3-Next: not in mlp_only_layers, (i + 1) % decoder_sparse_step == 0.
