@@ -17,6 +17,7 @@
 // GPTQ / AWQ (bits, group_size) and bitsandbytes (load_in_4bit / load_in_8bit) map onto their formats.
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -46,70 +47,153 @@ const json& member(const json& o, const char* key) {
     return it != o.end() ? *it : null;
 }
 
-// The regular expressions exclusion lists use (".*mlp.gate$", "re:.*self_attn.*", "model\\.layers\\.[0-9]+\\.mlp"):
-// literals, '.', escapes, [classes], and '*' '+' '?' after an atom, matched against the whole name. Groups,
-// alternation and counted repeats are not read (the entry then names nothing; no exception is thrown, which
-// the page's wasm build does not catch).
+// The regular expressions exclusion lists use (".*mlp.gate$", "re:.*self_attn.*",
+// "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"): literals, '.', escapes, [classes], groups "(...)" / "(?:...)",
+// alternation and '*' '+' '?' after an atom, matched against the whole name by backtracking. Counted repeats
+// ("{2}") and look-arounds are not read: the entry then names nothing. No exception is thrown, which the page's
+// wasm build does not catch.
 class Regex {
 public:
     static std::optional<Regex> parse(std::string_view src) {
         Regex r;
         if (!src.empty() && src.front() == '^') src.remove_prefix(1);
         if (!src.empty() && src.back() == '$' && (src.size() < 2 || src[src.size() - 2] != '\\')) src.remove_suffix(1);
-        for (std::size_t i = 0; i < src.size();) {
-            Atom a;
-            const char c = src[i];
-            if (c == '(' || c == ')' || c == '|' || c == '{' || c == '}' || c == '*' || c == '+' || c == '?') return std::nullopt;
-            if (c == '\\') {
-                if (i + 1 >= src.size()) return std::nullopt;
-                a.chars = std::string(1, src[i + 1]);
-                i += 2;
-            } else if (c == '[') {
-                const std::size_t end = src.find(']', i + 1);
-                if (end == std::string_view::npos) return std::nullopt;
-                std::string_view set = src.substr(i + 1, end - i - 1);
-                a.negate = !set.empty() && set.front() == '^';
-                if (a.negate) set.remove_prefix(1);
-                for (std::size_t k = 0; k < set.size(); ++k) {
-                    if (k + 2 < set.size() && set[k + 1] == '-') {
-                        for (int ch = set[k]; ch <= set[k + 2]; ++ch) a.chars += static_cast<char>(ch);
-                        k += 2;
-                    } else {
-                        a.chars += set[k];
-                    }
-                }
-                i = end + 1;
-            } else {
-                a.any = c == '.';
-                if (!a.any) a.chars = std::string(1, c);
-                ++i;
-            }
-            if (i < src.size() && (src[i] == '*' || src[i] == '+' || src[i] == '?')) a.repeat = src[i++];
-            r.atoms_.push_back(std::move(a));
-        }
+        std::size_t i = 0;
+        const int root = r.alternation(src, i, 0);
+        if (root < 0 || i != src.size()) return std::nullopt;
+        r.root_ = root;
         return r;
     }
-    bool matches(std::string_view s) const { return match(0, s); }
+    bool matches(std::string_view s) const {
+        return match(root_, s, 0, [&](std::size_t end) { return end == s.size(); });
+    }
 
 private:
-    struct Atom {
+    // A node: a character set (one character), a sequence of nodes, or a choice between sequences; any node
+    // may repeat (min, max).
+    struct Node {
+        enum Kind { chars, sequence, choice } kind = chars;
         bool any = false, negate = false;
-        std::string chars;
-        char repeat = 0;  // 0, '*', '+', '?'
-        bool accepts(char c) const { return any || ((chars.find(c) != std::string::npos) != negate); }
+        std::string set;
+        std::vector<int> parts;
+        int min = 1, max = 1;  // max -1: unbounded
     };
-    std::vector<Atom> atoms_;
+    std::vector<Node> nodes_;
+    int root_ = -1;
+    static constexpr int kMaxDepth = 64;
 
-    bool match(std::size_t a, std::string_view s) const {
-        if (a == atoms_.size()) return s.empty();
-        const Atom& at = atoms_[a];
-        const std::size_t least = at.repeat == '*' || at.repeat == '?' ? 0 : 1;
-        const std::size_t most = at.repeat == '*' || at.repeat == '+' ? s.size() : 1;
-        std::size_t n = 0;
-        while (n < most && n < s.size() && at.accepts(s[n])) ++n;
-        for (std::size_t k = n + 1; k-- > least;)  // greedy, backtracking
-            if (match(a + 1, s.substr(k))) return true;
+    int add(Node n) {
+        nodes_.push_back(std::move(n));
+        return static_cast<int>(nodes_.size()) - 1;
+    }
+    int alternation(std::string_view s, std::size_t& i, int depth) {
+        if (depth > kMaxDepth) return -1;
+        Node c;
+        c.kind = Node::choice;
+        for (;;) {
+            const int seq = sequence(s, i, depth);
+            if (seq < 0) return -1;
+            c.parts.push_back(seq);
+            if (i < s.size() && s[i] == '|') {
+                ++i;
+                continue;
+            }
+            break;
+        }
+        return c.parts.size() == 1 ? c.parts[0] : add(std::move(c));
+    }
+    int sequence(std::string_view s, std::size_t& i, int depth) {
+        Node q;
+        q.kind = Node::sequence;
+        while (i < s.size() && s[i] != '|' && s[i] != ')') {
+            const int a = atom(s, i, depth);
+            if (a < 0) return -1;
+            if (i < s.size() && (s[i] == '*' || s[i] == '+' || s[i] == '?')) {
+                nodes_[static_cast<std::size_t>(a)].min = s[i] == '+' ? 1 : 0;
+                nodes_[static_cast<std::size_t>(a)].max = s[i] == '?' ? 1 : -1;
+                ++i;
+            }
+            q.parts.push_back(a);
+        }
+        return add(std::move(q));
+    }
+    int atom(std::string_view s, std::size_t& i, int depth) {
+        const char c = s[i];
+        if (c == '(') {
+            ++i;
+            if (s.substr(i, 2) == "?:") i += 2;
+            else if (i < s.size() && s[i] == '?') return -1;  // look-arounds, named groups
+            const int inner = alternation(s, i, depth + 1);
+            if (inner < 0 || i >= s.size() || s[i] != ')') return -1;
+            ++i;
+            Node wrap;  // its own node, so a repeat applies to the group
+            wrap.kind = Node::sequence;
+            wrap.parts = {inner};
+            return add(std::move(wrap));
+        }
+        if (c == '{' || c == '}' || c == '*' || c == '+' || c == '?') return -1;
+        Node n;
+        if (c == '\\') {
+            if (i + 1 >= s.size()) return -1;
+            const char e = s[i + 1];
+            if (e == 'd') n.set = "0123456789";
+            else if (e == 'w') n.set = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
+            else n.set = std::string(1, e);
+            i += 2;
+        } else if (c == '[') {
+            const std::size_t end = s.find(']', i + 1);
+            if (end == std::string_view::npos) return -1;
+            std::string_view set = s.substr(i + 1, end - i - 1);
+            n.negate = !set.empty() && set.front() == '^';
+            if (n.negate) set.remove_prefix(1);
+            for (std::size_t k = 0; k < set.size(); ++k) {
+                if (k + 2 < set.size() && set[k + 1] == '-') {
+                    for (int ch = set[k]; ch <= set[k + 2]; ++ch) n.set += static_cast<char>(ch);
+                    k += 2;
+                } else {
+                    n.set += set[k];
+                }
+            }
+            i = end + 1;
+        } else {
+            n.any = c == '.';
+            if (!n.any) n.set = std::string(1, c);
+            ++i;
+        }
+        return add(std::move(n));
+    }
+
+    using Next = std::function<bool(std::size_t)>;
+    // Whether node `id` matches s from `at` with the rest of the pattern (`next`) matching after it.
+    bool match(int id, std::string_view s, std::size_t at, const Next& next) const {
+        const Node& n = nodes_[static_cast<std::size_t>(id)];
+        return repeat(n, id, s, at, 0, next);
+    }
+    bool repeat(const Node& n, int id, std::string_view s, std::size_t at, int done, const Next& next) const {
+        // Greedy: one more, then stop (when enough are done). A repetition past its minimum must consume input.
+        if (n.max < 0 || done < n.max) {
+            const bool more = once(n, s, at, [&](std::size_t end) {
+                return (end != at || done + 1 <= n.min) && repeat(n, id, s, end, done + 1, next);
+            });
+            if (more) return true;
+        }
+        return done >= n.min && next(at);
+    }
+    bool once(const Node& n, std::string_view s, std::size_t at, const Next& next) const {
+        switch (n.kind) {
+            case Node::chars:
+                return at < s.size() && (n.any || ((n.set.find(s[at]) != std::string::npos) != n.negate)) && next(at + 1);
+            case Node::choice:
+                for (int p : n.parts)
+                    if (match(p, s, at, next)) return true;
+                return false;
+            case Node::sequence: return seq(n, 0, s, at, next);
+        }
         return false;
+    }
+    bool seq(const Node& n, std::size_t k, std::string_view s, std::size_t at, const Next& next) const {
+        if (k == n.parts.size()) return next(at);
+        return match(n.parts[k], s, at, [&](std::size_t end) { return seq(n, k + 1, s, end, next); });
     }
 };
 
