@@ -107,6 +107,11 @@ TEST_CASE("checkpoint quant: a scenario loads the checkpoint's own format unless
     CHECK(test::scenario(named).weights == "bf16");
     named["weights"] = "checkpoint";
     CHECK(test::scenario(named).weights == "mxfp4");
+    // An fp8 flavour other than the checkpoint's (vLLM's `--quantization fp8` imports as "fp8") is the checkpoint's.
+    auto fp8 = scenario_from_json({{"model", "deepseek-v3"}, {"workload", "infer"}, {"weights", "fp8"}}, test::catalog());
+    REQUIRE(fp8.ok());
+    CHECK(fp8.value->weights == "fp8-block");
+    CHECK(fp8.warnings.size() == 1);
     // A preset without a quantization_config: "checkpoint" names nothing.
     const auto r = scenario_from_json({{"model", "llama-3-8b"}, {"workload", "infer"}, {"weights", "checkpoint"}}, test::catalog());
     CHECK_FALSE(r.ok());

@@ -193,6 +193,13 @@ void read_weights(ReadContext& c, const ScenarioKey& k) {
     const bool named = c.doc.contains(k.name) && !c.doc[k.name].is_null();
     if (!named && !q.format.empty()) c.s.weights = q.format;
     else c.s.weights = c.r.string_or(k.name, c.s.weights);
+    // vLLM's `--quantization fp8` on a checkpoint stored in fp8 loads it as stored (Fp8Config.from_config reads the
+    // checkpoint's weight_block_size): a named fp8 flavour other than the checkpoint's is the checkpoint's.
+    if (named && !q.format.empty() && q.format != c.s.weights && is_fp8_format(c.s.weights) && is_fp8_format(q.format)) {
+        c.out.warnings.push_back("weights \"" + c.s.weights + "\": the model's config.json stores its linears as " + q.format +
+                                 " (quantization_config), which is what vLLM and transformers load; counted as " + q.format);
+        c.s.weights = q.format;
+    }
     if (c.s.weights == "checkpoint") {
         if (q.format.empty()) {
             c.r.error(k.name, "\"checkpoint\": the model's config.json has no quantization_config that vramcalc reads; name a "
