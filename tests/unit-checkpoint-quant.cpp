@@ -145,6 +145,10 @@ TEST_CASE("checkpoint quant: compressed-tensors groups, ignore lists and targets
     CHECK(q.checkpoint_16bit == q.count);
     // One 768 x 2048 expert projection: int32-packed 4-bit weights, bf16 scales per 128 inputs, int32 weight_shape [2].
     CHECK(detail::ct_packed_linear_bytes(4, 128, false, 768, 2048) == 768.0 * 2048 / 2 + 768.0 * 16 * 2 + 8);
+    // A pattern that backtracks exponentially gives up (names nothing) instead of hanging the page.
+    config["quantization_config"]["ignore"] = {"re:(.*)*(.*)*(.*)*x"};
+    m = from_json(config, "w4a16, adversarial ignore");
+    CHECK(group(m, "q_proj", ParamCategory::attention).checkpoint_16bit == 0);
     // An unknown method is a warning, and the weights stay the scenario's.
     config["quantization_config"] = {{"quant_method", "hqq"}};
     auto r = model_from_config(config, "hqq");

@@ -29,8 +29,14 @@ public:
         r.root_ = root;
         return r;
     }
+    // Backtracking is exponential on nested repeats ("(.*)*x"); a config is user input, so a pattern that takes
+    // more than kMaxSteps node visits on one name names nothing from then on.
     bool matches(std::string_view s) const {
-        return match(root_, s, 0, [&](std::size_t end) { return end == s.size(); });
+        if (dead_) return false;
+        steps_ = 0;
+        const bool hit = match(root_, s, 0, [&](std::size_t end) { return end == s.size(); });
+        dead_ = steps_ > kMaxSteps;
+        return hit && !dead_;
     }
 
 private:
@@ -45,7 +51,10 @@ private:
     };
     std::vector<Node> nodes_;
     int root_ = -1;
+    mutable long steps_ = 0;
+    mutable bool dead_ = false;
     static constexpr int kMaxDepth = 64;
+    static constexpr long kMaxSteps = 200000;
 
     int add(Node n) {
         nodes_.push_back(std::move(n));
@@ -131,6 +140,7 @@ private:
     using Next = std::function<bool(std::size_t)>;
     // Whether node `id` matches s from `at` with the rest of the pattern (`next`) matching after it.
     bool match(int id, std::string_view s, std::size_t at, const Next& next) const {
+        if (++steps_ > kMaxSteps) return false;
         const Node& n = nodes_[static_cast<std::size_t>(id)];
         return repeat(n, id, s, at, 0, next);
     }
