@@ -224,3 +224,19 @@ TEST_CASE("arch: Granite-4.0-H-Small: Mamba-2 or attention per layer, a shared M
     near_published(p.total, 32e9, 1e9);
     near_published(p.active, 9e9, 1e9);
 }
+
+TEST_CASE("arch: Falcon-H1-0.5B: attention and a Mamba-2 mixer side by side in every layer") {
+    // An assembled config (tests/data/README.md): a public copy with mamba_d_ssm restored.
+    const ModelSpec m = from_file("falcon-h1-0.5b.assembled.json");
+    const ParamBreakdown p = count_parameters(m);
+    CHECK(attention_layers(m) == 36);
+    CHECK(m.hybrid.state_blocks() == 36);
+    CHECK(layer_attends(m, 0));
+    // One mixer: in_proj [1536 + 1792 + 24, 1024], conv1d [1792, 1, 4] + bias, dt_bias / A_log / D [24], out_proj.
+    CHECK(p.mamba == 36 * (3352LL * 1024 + 1792 * 4 + 1792 + 3 * 24 + 1536LL * 1024));
+    CHECK(p.total == 521'411'104);
+    // TII's Falcon-H1 release: 0.5B.
+    near_published(p.total, 0.5e9, 0.1e9);
+    // KV in all 36 layers (2 KV heads x 64), and each layer's Mamba state beside it.
+    CHECK(kv_bytes_per_token(m, 2, false) == 36 * 2 * 2 * 64 * 2);
+}

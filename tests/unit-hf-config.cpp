@@ -102,6 +102,8 @@ TEST_CASE("hf_config: every supported model_type builds") {
         if (t == "granitemoehybrid")  // Mamba-2 or attention per layer, shared MLP and experts in each
             cfg = cfg.substr(0, cfg.size() - 1) + R"(, "layer_types": ["mamba", "attention"], "num_local_experts": 4,
                 "shared_intermediate_size": 256, "mamba_n_heads": 8, "mamba_d_head": 64, "mamba_d_state": 16})";
+        if (t == "falcon_h1")  // attention and Mamba-2 side by side; heads x head size = mamba_d_ssm
+            cfg = cfg.substr(0, cfg.size() - 1) + R"(, "mamba_d_ssm": 512, "mamba_n_heads": 8, "mamba_d_state": 16})";
         if (t == "lfm2")  // short-conv and attention layers, named per layer
             cfg = cfg.substr(0, cfg.size() - 1) + R"(, "layer_types": ["conv", "full_attention"]})";
         auto r = model_from_config_text(cfg);

@@ -114,7 +114,9 @@ struct MlaSpec {                  // DeepSeek-V2/V3 multi-head latent attention
 // A hybrid model with one mixer per block (Nemotron-H's hybrid_override_pattern): which blocks attend,
 // and the Mamba-2 mixer's sizes, from which its recurrent state per sequence follows.
 struct HybridSpec {
-    std::string pattern;            // per block: 'M' Mamba-2, '*' attention, 'E' MoE, '-' MLP; empty: not hybrid
+    // per block: 'M' Mamba-2 (or another mixer with a fixed state per sequence), '*' attention, 'P' both side by
+    // side (Falcon-H1), 'E' MoE, '-' MLP; empty: not hybrid
+    std::string pattern;
     i64 ssm_heads = 0;              // mamba_num_heads
     i64 ssm_head_dim = 0;           // mamba_head_dim
     i64 ssm_state = 0;              // ssm_state_size
@@ -123,6 +125,10 @@ struct HybridSpec {
     double ssm_state_bytes = 0;     // mamba_ssm_cache_dtype's element size (0: the model dtype)
 
     i64 blocks(char kind) const;
+    static bool attends(char kind) { return kind == '*' || kind == 'P'; }      // keeps a KV cache
+    static bool keeps_state(char kind) { return kind == 'M' || kind == 'P'; }  // keeps a conv / SSM state
+    i64 attention_blocks() const { return blocks('*') + blocks('P'); }
+    i64 state_blocks() const { return blocks('M') + blocks('P'); }
     i64 inner() const { return ssm_heads * ssm_head_dim; }
     i64 conv_dim() const { return inner() + 2 * ssm_groups * ssm_state; }
 };

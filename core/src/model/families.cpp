@@ -78,7 +78,7 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
         "gpt_neox", "stablelm", "mt5", "deepseek_v2", "deepseek_v3", "baichuan", "qwen3_vl_moe", "llama4", "nemotron_h", "mistral3",
         // Their config classes' tie_word_embeddings defaults (false), transformers main.
         "qwen3_next", "qwen3_5_moe", "gpt_oss", "glm4_moe", "minimax_m2", "deepseek_v32", "kimi_k2",
-        "jamba", "granitemoehybrid"};
+        "jamba", "granitemoehybrid", "falcon_h1"};
     // A wrapper ties (or not) at its top level (Qwen3VLMoeConfig.tie_word_embeddings).
     m.tied_embeddings = root.boolean_or("tie_word_embeddings", !untied_by_default.count(layout));
 
@@ -127,6 +127,7 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
     else if (t == "lfm2") lfm2(m, r, inv);
     else if (t == "jamba") jamba(m, r, inv);
     else if (t == "granitemoehybrid") granitemoehybrid(m, r, inv);
+    else if (t == "falcon_h1") falcon_h1(m, r, inv);
     else {
         static const std::set<std::string> llama_family = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe",
                                                            "qwen3", "qwen3_moe", "gemma", "gemma2", "baichuan", "llama4",

@@ -331,4 +331,47 @@ void granitemoehybrid(ModelSpec& m, FieldReader& r, Inventory& inv) {
     inv.rms_norms_and_head(m, L);
 }
 
+// ---- Falcon-H1 (FalconH1ForCausalLM), transformers models/falcon_h1/configuration_falcon_h1.py @020a37d2 and its
+// modeling file's FalconH1DecoderLayer / FalconH1Mixer ----
+// Every layer runs attention (q/k/v/o, attention_bias) and a Mamba-2 mixer side by side ('P' blocks), then a
+// SwiGLU feed_forward (mlp_bias); input_layernorm and pre_ff_layernorm; final_layernorm; lm_head untied by
+// default. The mixer: in_proj h -> d_ssm + conv_dim + heads (mamba_proj_bias), conv1d over conv_dim =
+// d_ssm + 2 n_groups d_state (mamba_conv_bias), dt_bias / A_log / D per head, a gated RMSNorm over d_ssm only
+// when mamba_rms_norm, out_proj d_ssm -> h (projectors_bias). d_ssm = mamba_d_ssm (FalconH1Config's default 1024;
+// null: mamba_expand x h), heads x mamba_d_head must equal it (the config class refuses otherwise). The muP
+// multipliers and mup_vector are scalars / a non-persistent buffer: no parameters.
+void falcon_h1(ModelSpec& m, FieldReader& r, Inventory& inv) {
+    require_intermediate(m, r);
+    HybridSpec& y = m.hybrid;
+    const i64 L = m.layers;
+    y.pattern.assign(static_cast<std::size_t>(L), 'P');
+    i64 d_ssm = r.is_null("mamba_d_ssm") ? r.integer_or({"mamba_expand"}, 2, 1, 1024) * m.hidden
+                                          : r.integer_or({"mamba_d_ssm"}, 1024, 1, kMaxWidth);
+    y.ssm_heads = r.integer_or({"mamba_n_heads"}, 128, 1, kMaxWidth);
+    y.ssm_head_dim = d_ssm / y.ssm_heads;  // "auto"
+    if (const json* d = r.find({"mamba_d_head"}); d && d->is_number_integer()) y.ssm_head_dim = r.integer_or({"mamba_d_head"}, 64, 1, kMaxWidth);
+    if (y.ssm_heads * y.ssm_head_dim != d_ssm) {
+        r.error("mamba_d_head", std::to_string(y.ssm_heads) + " heads x " + std::to_string(y.ssm_head_dim) + " is not mamba_d_ssm " +
+                                    std::to_string(d_ssm) + " (FalconH1Config requires them equal)");
+        return;
+    }
+    y.ssm_state = r.integer_or({"mamba_d_state"}, 256, 1, kMaxWidth);
+    y.ssm_groups = r.integer_or({"mamba_n_groups"}, 1, 1, kMaxWidth);
+    y.conv_kernel = r.integer_or({"mamba_d_conv"}, 4, 1, 1024);
+    y.ssm_state_bytes = mamba_state_dtype_bytes(r);
+    const bool attn_bias = r.boolean_or("attention_bias", false), mlp_bias = r.boolean_or("mlp_bias", false);
+    inv.embedding("embed_tokens", m.vocab, m.hidden);
+    inv.qkvo(m, attn_bias, attn_bias, L);
+    inv.linear(PC::mamba, Role::ssm_in, "in_proj", m.hidden, d_ssm + y.conv_dim() + y.ssm_heads, r.boolean_or("mamba_proj_bias", false), L);
+    inv.add("conv1d", PC::mamba, Role::ssm_in, y.conv_dim(), y.conv_kernel, r.boolean_or("mamba_conv_bias", true), L, false, false);
+    for (const char* v : {"dt_bias", "A_log", "D"}) inv.vector(PC::mamba, Role::ssm_in, v, y.ssm_heads, L);
+    if (r.boolean_or("mamba_rms_norm", false)) inv.norm("mamba.norm", d_ssm, false, L);
+    inv.linear(PC::mamba, Role::ssm_out, "out_proj", d_ssm, m.hidden, r.boolean_or("projectors_bias", false), L);
+    inv.gated_mlp(PC::mlp, "gate_proj", "up_proj", "down_proj", m.hidden, m.intermediate, mlp_bias, L);
+    inv.norm("input_layernorm", m.hidden, false, L);
+    inv.norm("pre_ff_layernorm", m.hidden, false, L);
+    inv.norm("final_layernorm", m.hidden, false, 1);
+    inv.lm_head(m.vocab, m.hidden);
+}
+
 }  // namespace vramcalc::detail

@@ -106,6 +106,8 @@ void lfm2(ModelSpec& m, FieldReader& r, Inventory& inv);
 void jamba(ModelSpec& m, FieldReader& r, Inventory& inv);
 // Granite 4.0 hybrid: Mamba-2 or attention per layer (layer_types), each with a shared MLP and optional MoE.
 void granitemoehybrid(ModelSpec& m, FieldReader& r, Inventory& inv);
+// Falcon-H1: attention and a Mamba-2 mixer side by side in every layer ('P' blocks).
+void falcon_h1(ModelSpec& m, FieldReader& r, Inventory& inv);
 // The SSM state's element size vLLM keeps (mamba_ssm_cache_dtype, or Qwen3.5's mamba_ssm_dtype); 0: model dtype.
 double mamba_state_dtype_bytes(FieldReader& r);
 // How many layers are MoE in Qwen2/3-MoE and Qwen3-Next: not in mlp_only_layers, (i + 1) % decoder_sparse_step == 0.
