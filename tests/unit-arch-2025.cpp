@@ -164,3 +164,79 @@ TEST_CASE("arch: Nemotron-3-Super's Hub config parses (Python's Infinity) and it
     CHECK(std::abs(static_cast<double>(p.total) / 120e9 - 1) < 0.01);
     // Active: 12.77B with embedding and head; the name's "A12B" does not say what it counts, so not pinned.
 }
+
+TEST_CASE("arch: ERNIE-4.5-21B-A3B counts its shared experts, fp32 router and dense first layer") {
+    const ModelSpec m = from_file("ernie-4.5-21b-a3b.json");
+    const ParamBreakdown p = count_parameters(m);
+    // Layer 0 dense (moe_layer_start_index 1), 27 MoE layers of 64 experts at 1536, 2 shared experts (3072 wide),
+    // tied embeddings, no biases.
+    CHECK(m.moe.moe_layers == 27);
+    CHECK(p.experts == 27LL * 64 * 3 * 2560 * 1536);
+    CHECK(p.total == 21'825'437'888);
+    // ERNIE 4.5's card: 21B total, 3B activated (it rounds down; the Hub's count is 21.8B). 3.35B active here.
+    CHECK(std::abs(static_cast<double>(p.total) / 21.8e9 - 1) < 0.005);
+    CHECK(p.active > 3.0e9);
+    CHECK(p.active < 3.5e9);
+}
+
+TEST_CASE("arch: LFM2-1.2B's short-conv layers, and their fixed state per sequence") {
+    const ModelSpec m = from_file("lfm2-1.2b.json");
+    const ParamBreakdown p = count_parameters(m);
+    // 10 conv layers (in_proj 2048 -> 6144, depthwise conv [2048, 1, 3], out_proj), 6 attention layers (q/k norms),
+    // SwiGLU at int(2 x 12288 / 3) = 8192 in all 16, tied embeddings.
+    CHECK(m.intermediate == 8192);
+    CHECK(m.hybrid.blocks('M') == 10);
+    CHECK(attention_layers(m) == 6);
+    CHECK(p.mamba == 10 * (2048LL * 6144 + 2048 * 3 + 2048LL * 2048));
+    // LiquidAI's LFM2-1.2B card: 1.17B parameters.
+    CHECK(p.total == 1'170'340'608);
+    near_published(p.total, 1.17e9, 0.01e9);
+    // KV only in the 6 attention layers: K and V x 8 heads x 64 x 2 B.
+    CHECK(kv_bytes_per_token(m, 2, false) == 6 * 2 * 8 * 64 * 2);
+}
+
+TEST_CASE("arch: Jamba-1.5-Mini's Mamba-1 mixers, attention every 8th layer and MoE every 2nd") {
+    const ModelSpec m = from_file("jamba-1.5-mini.json");
+    const ParamBreakdown p = count_parameters(m);
+    CHECK(attention_layers(m) == 4);  // layers 4, 12, 20, 28
+    CHECK(m.hybrid.blocks('M') == 28);
+    CHECK(m.moe.moe_layers == 16);
+    // One Mamba-1 mixer: in_proj [16384, 4096], conv1d [8192, 1, 4] + bias, x_proj [256 + 32, 8192], dt_proj
+    // [8192, 256] + bias, A_log [8192, 16], D, out_proj [4096, 8192] (its three RMSNorms count under norms).
+    CHECK(p.mamba == 28 * (16384LL * 4096 + 8192 * 4 + 8192 + 288LL * 8192 + 8192LL * 256 + 8192 + 8192 * 16 + 8192 + 4096LL * 8192));
+    // AI21's cards: 52B total (the Hub: 51.6B), 12B active.
+    CHECK(p.total == 51'570'323'328);
+    near_published(p.total, 51.6e9, 0.1e9);
+    near_published(p.active, 12e9, 1e9);
+}
+
+TEST_CASE("arch: Granite-4.0-H-Small: Mamba-2 or attention per layer, a shared MLP and 72 experts in every layer") {
+    // An assembled config (tests/data/README.md): no complete copy of the Hub file was found; the attention
+    // layers' positions are assumed, which the count does not depend on.
+    const ModelSpec m = from_file("granite-4.0-h-small.assembled.json");
+    const ParamBreakdown p = count_parameters(m);
+    CHECK(m.hybrid.blocks('M') == 36);
+    CHECK(attention_layers(m) == 4);
+    // Experts: input_linear [72, 2 x 768, 4096] and output_linear [72, 4096, 768] in each of the 40 layers.
+    CHECK(p.experts == 40LL * 72 * 3 * 768 * 4096);
+    CHECK(p.total == 32'207'337'984);
+    // IBM's card: 32B total, 9B active.
+    near_published(p.total, 32e9, 1e9);
+    near_published(p.active, 9e9, 1e9);
+}
+
+TEST_CASE("arch: Falcon-H1-0.5B: attention and a Mamba-2 mixer side by side in every layer") {
+    // An assembled config (tests/data/README.md): a public copy with mamba_d_ssm restored.
+    const ModelSpec m = from_file("falcon-h1-0.5b.assembled.json");
+    const ParamBreakdown p = count_parameters(m);
+    CHECK(attention_layers(m) == 36);
+    CHECK(m.hybrid.state_blocks() == 36);
+    CHECK(layer_attends(m, 0));
+    // One mixer: in_proj [1536 + 1792 + 24, 1024], conv1d [1792, 1, 4] + bias, dt_bias / A_log / D [24], out_proj.
+    CHECK(p.mamba == 36 * (3352LL * 1024 + 1792 * 4 + 1792 + 3 * 24 + 1536LL * 1024));
+    CHECK(p.total == 521'411'104);
+    // TII's Falcon-H1 release: 0.5B.
+    near_published(p.total, 0.5e9, 0.1e9);
+    // KV in all 36 layers (2 KV heads x 64), and each layer's Mamba state beside it.
+    CHECK(kv_bytes_per_token(m, 2, false) == 36 * 2 * 2 * 64 * 2);
+}

@@ -96,6 +96,16 @@ TEST_CASE("hf_config: every supported model_type builds") {
         if (t == "nemotron_h")  // one mixer per block: Mamba-2, attention, MoE
             cfg = cfg.substr(0, cfg.size() - 1) + R"(, "hybrid_override_pattern": "M*", "mamba_num_heads": 8,
                 "mamba_head_dim": 16, "ssm_state_size": 16, "n_groups": 2})";
+        if (t == "jamba")  // attention every attn_layer_period-th layer from the offset, Mamba-1 elsewhere
+            cfg = cfg.substr(0, cfg.size() - 1) + R"(, "attn_layer_period": 2, "attn_layer_offset": 1, "expert_layer_period": 2,
+                "expert_layer_offset": 1, "mamba_d_state": 16})";
+        if (t == "granitemoehybrid")  // Mamba-2 or attention per layer, shared MLP and experts in each
+            cfg = cfg.substr(0, cfg.size() - 1) + R"(, "layer_types": ["mamba", "attention"], "num_local_experts": 4,
+                "shared_intermediate_size": 256, "mamba_n_heads": 8, "mamba_d_head": 64, "mamba_d_state": 16})";
+        if (t == "falcon_h1")  // attention and Mamba-2 side by side; heads x head size = mamba_d_ssm
+            cfg = cfg.substr(0, cfg.size() - 1) + R"(, "mamba_d_ssm": 512, "mamba_n_heads": 8, "mamba_d_state": 16})";
+        if (t == "lfm2")  // short-conv and attention layers, named per layer
+            cfg = cfg.substr(0, cfg.size() - 1) + R"(, "layer_types": ["conv", "full_attention"]})";
         auto r = model_from_config_text(cfg);
         INFO(r.error_text());
         REQUIRE(r.ok());

@@ -54,6 +54,10 @@ struct ParamGroup {
     // The family's published fp8 checkpoints keep this tensor in 16 bits (the family description names the
     // checkpoint whose exclusion list says so).
     bool fp8_keeps_16bit = false;
+    // How many of the `count` tensors a pre-quantised checkpoint keeps in 16 bits: the ones its
+    // quantization_config's exclusion list names (CheckpointQuant; model/quant_config.cpp). Read only when the
+    // weights are that checkpoint's format.
+    i64 checkpoint_16bit = 0;
 
     i64 numel_each() const { return rows * cols + (bias ? rows : 0); }
 };
@@ -110,7 +114,9 @@ struct MlaSpec {                  // DeepSeek-V2/V3 multi-head latent attention
 // A hybrid model with one mixer per block (Nemotron-H's hybrid_override_pattern): which blocks attend,
 // and the Mamba-2 mixer's sizes, from which its recurrent state per sequence follows.
 struct HybridSpec {
-    std::string pattern;            // per block: 'M' Mamba-2, '*' attention, 'E' MoE, '-' MLP; empty: not hybrid
+    // per block: 'M' Mamba-2 (or another mixer with a fixed state per sequence), '*' attention, 'P' both side by
+    // side (Falcon-H1), 'E' MoE, '-' MLP; empty: not hybrid
+    std::string pattern;
     i64 ssm_heads = 0;              // mamba_num_heads
     i64 ssm_head_dim = 0;           // mamba_head_dim
     i64 ssm_state = 0;              // ssm_state_size
@@ -119,8 +125,23 @@ struct HybridSpec {
     double ssm_state_bytes = 0;     // mamba_ssm_cache_dtype's element size (0: the model dtype)
 
     i64 blocks(char kind) const;
+    static bool attends(char kind) { return kind == '*' || kind == 'P'; }      // keeps a KV cache
+    static bool keeps_state(char kind) { return kind == 'M' || kind == 'P'; }  // keeps a conv / SSM state
+    i64 attention_blocks() const { return blocks('*') + blocks('P'); }
+    i64 state_blocks() const { return blocks('M') + blocks('P'); }
     i64 inner() const { return ssm_heads * ssm_head_dim; }
     i64 conv_dim() const { return inner() + 2 * ssm_groups * ssm_state; }
+};
+
+// A pre-quantised checkpoint as config.json's quantization_config describes it (model/quant_config.cpp):
+// the weight format its quantised linears are stored in and what its exclusion list (ignore /
+// modules_to_not_convert / exclude_modules) keeps in 16 bits, per ParamGroup::checkpoint_16bit.
+struct CheckpointQuant {
+    std::string format;       // a `weights` value: fp8, fp8-channel, fp8-block, mxfp4, nvfp4, w4a16, gptq-int4, ...; empty: none
+    std::string method;       // quant_method as given (fp8, mxfp4, modelopt, compressed-tensors, gptq, awq, bitsandbytes)
+    i64 group_size = 0;       // GPTQ / AWQ / W4A16: inputs per scale group (-1 one per channel); 0: the format's own
+    bool asymmetric = false;  // W4A16 with zero points (compressed-tensors symmetric: false)
+    std::string note;         // what was read, for the bill: "compressed-tensors int4 group 128, 96 tensors kept 16-bit"
 };
 
 struct ModelSpec {
@@ -153,6 +174,7 @@ struct ModelSpec {
     MlaSpec mla;
     HybridSpec hybrid;
     FamilyTraits traits;
+    CheckpointQuant quant;   // config.json's quantization_config (format empty: none)
 
     // Models given only as a parameter count (e.g. "the ZeRO paper's 7.5B model"): no shapes.
     bool count_only = false;

@@ -86,7 +86,16 @@ double quantized_linear_bytes(const std::string& f, i64 rows, i64 cols) {
         // Double quantisation (QLoRA paper, Dettmers et al. 2023, Sec. 3): 8-bit absmax per 64 weights and an
         // fp32 constant per 256 blocks: 8/64 + 32/(64*256) = 0.127 bits per parameter.
         case WeightLayout::block_64_dq: return n * (0.5 + (8.0 / 64.0 + 32.0 / (64.0 * 256.0)) / 8.0);
-        default: return -1;  // unquantised, GPTQ/AWQ, GGUF (weight_formats.cpp) or not a format
+        // MXFP4 (OCP MX spec; gpt-oss's `*_blocks` uint8 [.., cols/32, 16] and `*_scales` uint8 [.., cols/32],
+        // transformers integrations/mxfp4.py): two e2m1 weights per byte, one e8m0 scale per 32 inputs.
+        case WeightLayout::mx_block_32: return n * 0.5 + static_cast<double>(rows) * std::ceil(static_cast<double>(cols) / 32.0);
+        // NVFP4 (vLLM compressed_tensors/schemes/compressed_tensors_w4a4_nvfp4.py @0094cb9b create_weights:
+        // weight_packed uint8 [rows, cols / 2], weight_scale e4m3 [rows, cols / 16], fp32 weight_global_scale and
+        // input_global_scale; ModelOpt's NVFP4 checkpoints store the same as weight, weight_scale, weight_scale_2,
+        // input_scale). The kernels' swizzled copy of the scales at load time is not counted.
+        case WeightLayout::nv_block_16:
+            return n * 0.5 + static_cast<double>(rows) * std::ceil(static_cast<double>(cols) / 16.0) + 8.0;
+        default: return -1;  // unquantised, GPTQ/AWQ/W4A16 (group_size), GGUF (weight_formats.cpp) or not a format
     }
 }
 

@@ -24,6 +24,11 @@ constexpr WeightFormat kFormats[] = {
     {"awq-int4", 4, K::packed, L::awq_group, 0, 2, ""},
     {"gptq-int8", 8, K::packed, L::gptq_group, 0, 2, ""},
     {"awq-int8", 8, K::packed, L::awq_group, 0, 2, ""},
+    // Pre-quantised checkpoints read from their config.json (model/quant_config.cpp): gpt-oss's MXFP4 experts,
+    // NVIDIA ModelOpt / compressed-tensors NVFP4, compressed-tensors W4A16 (pack-quantized int4).
+    {"mxfp4", 4, K::fp4, L::mx_block_32, 0, 2, ""},
+    {"nvfp4", 4, K::fp4, L::nv_block_16, 0, 2, ""},
+    {"w4a16", 4, K::int_group, L::ct_pack_group, 0, 2, ""},
     // GGUF: 1-D tensors are F32 and the rest follow llama.cpp's per-tensor rules, so `unquantized_bytes`
     // is only the compute dtype; gguf-f16's `dense_bytes` is what the rule of thumb counts.
     {"gguf-f16", 16, K::gguf, L::ggml_blocks, 2, 2, "f16"},
@@ -65,6 +70,7 @@ bool is_fp8_format(std::string_view f) { return kind_is(f, K::fp8); }
 bool is_bnb(std::string_view f) { return kind_is(f, K::int8) || kind_is(f, K::nf4); }
 bool is_gguf(std::string_view f) { return kind_is(f, K::gguf); }
 bool is_packed(std::string_view f) { return kind_is(f, K::packed); }
+bool takes_group_size(std::string_view f) { return kind_is(f, K::packed) || kind_is(f, K::int_group); }
 
 std::string gguf_ftype(std::string_view f) {
     constexpr std::string_view prefix = "gguf-";

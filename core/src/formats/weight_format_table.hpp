@@ -18,6 +18,8 @@ enum class WeightKind {
     nf4,       // bitsandbytes 4-bit (NF4; FP4 is the same size)
     packed,    // GPTQ / AWQ integer weights packed in int32 with fp16 scales per group
     gguf,      // a llama.cpp GGUF file type (per-tensor ggml type mix)
+    fp4,       // e2m1 weights with block scales (MXFP4, NVFP4: pre-quantised checkpoints)
+    int_group, // compressed-tensors pack-quantized integers (W4A16): int32-packed, 16-bit scales per group
 };
 
 // How the quantised linears are laid out (the byte rule weight_formats.cpp applies).
@@ -32,6 +34,9 @@ enum class WeightLayout {
     gptq_group,      // AutoGPTQ QuantLinear: qweight, qzeros, fp16 scales per group, int32 g_idx
     awq_group,       // AutoAWQ WQLinear_GEMM: the same without g_idx, packed along the outputs
     ggml_blocks,     // llama.cpp's per-tensor ggml block types (weight_formats.cpp gguf_tensor_type)
+    mx_block_32,     // MXFP4: 4-bit e2m1 + one e8m0 byte per 32 inputs
+    nv_block_16,     // NVFP4: 4-bit e2m1 + one e4m3 byte per 16 inputs + fp32 global and input scales
+    ct_pack_group,   // compressed-tensors pack-quantized: int32-packed weights, bf16 scales per group, weight_shape
 };
 
 struct WeightFormat {
@@ -55,6 +60,7 @@ bool is_fp8_format(std::string_view f);    // fp8, fp8-channel, fp8-block
 bool is_bnb(std::string_view f);           // bitsandbytes' int8, nf4, nf4-dq
 bool is_gguf(std::string_view f);          // gguf-*
 bool is_packed(std::string_view f);        // GPTQ / AWQ (group_size applies)
+bool takes_group_size(std::string_view f); // GPTQ / AWQ / W4A16: the scenario's group_size sets the scale groups
 // GGUF's file type ("q4_k_m" for "gguf-q4_k_m"), "" for another format.
 std::string gguf_ftype(std::string_view f);
 // Bytes per element of the compute dtype the format's tensors are used in, and of whatever the format

@@ -189,7 +189,7 @@ struct TensorCoster {
     i64 group_size = 128;
     WeightBytes& w;
     bool* ok = nullptr;
-    bool gguf = false, gptq = false, awq = false;
+    bool gguf = false, gptq = false, awq = false, ct_pack = false, asymmetric = false;
     double plain = 0, other = 2, bits = 4;
     bool head_quantized = false;
     GgufContext gc{};
@@ -223,21 +223,30 @@ struct TensorCoster {
         // Vision towers stay 16-bit in quantised checkpoints (vLLM builds Llama 4's vision_model and projector
         // with quant_config=None, vllm/model_executor/models/mllama4.py; FP8 checkpoints list the tower as ignored).
         const bool head = g.category == ParamCategory::lm_head;
-        // A family whose published fp8 checkpoints leave some linears in 16 bits marks them (fp8_keeps_16bit).
+        // The weights are the model's own pre-quantised checkpoint (config.json's quantization_config): its
+        // exclusion list says which tensors stay 16-bit (checkpoint_16bit of count). Otherwise a family whose
+        // published fp8 checkpoints leave some linears in 16 bits marks them (fp8_keeps_16bit).
+        const bool own = !m.quant.format.empty() && m.quant.format == f;
         const bool fp8 = is_fp8_format(f);
         const bool quantised = g.is_linear && (!head || head_quantized) && g.category != ParamCategory::router &&
-                               g.category != ParamCategory::vision && !(fp8 && g.fp8_keeps_16bit);
-        if (!quantised) return static_cast<double>(g.numel_each()) * other;
-        w.quantized_params += n * k;
+                               g.category != ParamCategory::vision && !(!own && fp8 && g.fp8_keeps_16bit);
+        const double dense = static_cast<double>(g.numel_each()) * other;
+        if (!quantised) return dense;
+        // The share of this group's tensors the checkpoint quantised (1 unless its exclusion list names some).
+        const double share = own && g.count > 0 ? 1.0 - static_cast<double>(std::min(g.checkpoint_16bit, g.count)) / static_cast<double>(g.count) : 1.0;
+        if (share <= 0) return dense;
+        w.quantized_params += n * k * share;
         double& largest = head ? w.quantized_head : w.largest_layer_linear;
         largest = std::max(largest, n);
-        if (gptq || awq) return packed_linear_bytes(gptq, bits, group_size, g.rows, g.cols) + bias;
-        const double q = quantized_linear_bytes(f, g.rows, g.cols);  // fp8*, int8, nf4, nf4-dq (recipes.cpp)
+        double q = 0;
+        if (gptq || awq) q = packed_linear_bytes(gptq, bits, group_size, g.rows, g.cols);
+        else if (ct_pack) q = ct_packed_linear_bytes(bits, group_size, asymmetric, g.rows, g.cols);
+        else q = quantized_linear_bytes(f, g.rows, g.cols);  // fp8*, int8, nf4, nf4-dq, mxfp4, nvfp4 (recipes.cpp)
         if (q < 0) {
             if (ok) *ok = false;
             return n * 2.0 + bias;
         }
-        return q + bias;
+        return share * (q + bias) + (1.0 - share) * dense;
     }
 };
 
@@ -255,6 +264,19 @@ double packed_linear_bytes(bool gptq, double bits, i64 group_size, i64 rows_, i6
     const double scales = groups * rows * 2.0;
     const double g_idx = gptq ? cols * 4.0 : 0.0;
     return qweight + qzeros + scales + g_idx;
+}
+
+double ct_packed_linear_bytes(double bits, i64 group_size, bool asymmetric, i64 rows_, i64 cols_) {
+    // compressed-tensors pack-quantized (src/compressed_tensors/compressors/quantized_compressors/pack_quantized.py,
+    // compression_param_info, as the index holds it: find_string id 1716642038): weight_packed int32 [rows,
+    // ceil(cols x bits / 32)], weight_shape int32 [2], and for asymmetric group/channel schemes weight_zero_point
+    // packed in int32 [ceil(rows x bits / 32), groups]; weight_scale [rows, groups] in the model's dtype (bf16).
+    const double rows = static_cast<double>(rows_), cols = static_cast<double>(cols_);
+    const double groups = group_size > 0 ? std::ceil(cols / static_cast<double>(group_size)) : 1.0;
+    const double per_int32 = 32.0 / bits;
+    const double packed = rows * std::ceil(cols / per_int32) * 4.0;
+    const double zeros = asymmetric ? std::ceil(rows / per_int32) * groups * 4.0 : 0.0;
+    return packed + rows * groups * 2.0 + 8.0 + zeros;
 }
 
 WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_size, bool* ok, bool head_quantized) {
@@ -278,8 +300,10 @@ WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_siz
         gc.type_70b = L == 80 && ((gc.arch == "llama" && m.kv_heads < m.heads) || gc.arch == "qwen2");
     }
     const bool gptq = row && row->layout == WeightLayout::gptq_group, awq = row && row->layout == WeightLayout::awq_group;
+    const bool ct_pack = row && row->layout == WeightLayout::ct_pack_group;
+    const bool asymmetric = m.quant.format == f && m.quant.asymmetric;
     const double bits = row ? row->bits : 4;
-    TensorCoster tensor_bytes{m, f, group_size, w, ok, gguf, gptq, awq, plain, other, bits, head_quantized, gc, {}};
+    TensorCoster tensor_bytes{m, f, group_size, w, ok, gguf, gptq, awq, ct_pack, asymmetric, plain, other, bits, head_quantized, gc, {}};
     for (const auto& g : m.params) {
         const double count = static_cast<double>(g.count);
         const bool layer = g.layer_stack == 0 && g.category != ParamCategory::embeddings &&
@@ -312,6 +336,7 @@ WeightBytes weight_bytes(const ModelSpec& m, const std::string& f, i64 group_siz
         w.detail = "GGUF " + gguf_ftype(f) + " (llama.cpp type mix: " + s + "; 1-D tensors F32)";
     } else if (w.quantized_params > 0) {
         w.detail = fmt_params(w.quantized_params) + " params in " + f + " linear layers, the rest 16-bit";
+        if (m.quant.format == f && !m.quant.note.empty()) w.detail += " (" + m.quant.note + ")";
     }
     return w;
 }

@@ -53,6 +53,9 @@ struct WeightBytes {
 // outputs and `cols` inputs at `bits` per weight, `group_size` inputs per scale/zero group (-1: one
 // group), bias excluded: packed int32 qweight and qzeros, fp16 scales, GPTQ's int32 g_idx.
 double packed_linear_bytes(bool gptq, double bits, i64 group_size, i64 rows, i64 cols);
+// Stored bytes of one compressed-tensors pack-quantized linear (W4A16: `bits` 4) with scales per `group_size`
+// inputs (-1: one per channel) and, when `asymmetric`, packed zero points; bias excluded.
+double ct_packed_linear_bytes(double bits, i64 group_size, bool asymmetric, i64 rows, i64 cols);
 
 // `format`: a `weights` value of the scenario; `group_size`: GPTQ/AWQ group (-1 = per output channel).
 // Sets `ok` false for an unknown format. Unquantised tensors keep 16 bits (fp32 for "fp32"). The lm_head

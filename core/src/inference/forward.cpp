@@ -30,7 +30,7 @@ double layer_forward_bytes(const Scenario& s, double T, double prompt, double c,
     // A hybrid model's Mamba-2 mixer (MambaMixer2 / NemotronHMamba2Mixer forward): in_proj's output (gate,
     // conv input, dt), the conv output and the scan's output y, each T tokens wide.
     const HybridSpec& y = m.hybrid;
-    if (y.blocks('M') > 0) {
+    if (y.state_blocks() > 0) {
         const double in = static_cast<double>(y.inner() + y.conv_dim() + y.ssm_heads);
         attn = std::max(attn, T * (in + static_cast<double>(y.conv_dim() + y.inner())) * c);
     }

@@ -87,7 +87,7 @@ double recurrent_state_bytes(const Scenario& s) {
     const std::string& p = s.model.hybrid.pattern;
     const i64 layers = std::min<i64>(layers_per_stage(s), static_cast<i64>(p.size()));
     i64 mamba = 0;
-    for (i64 i = 0; i < layers; ++i) mamba += p[static_cast<std::size_t>(i)] == 'M' ? 1 : 0;
+    for (i64 i = 0; i < layers; ++i) mamba += HybridSpec::keeps_state(p[static_cast<std::size_t>(i)]) ? 1 : 0;
     return static_cast<double>(mamba) * mamba_state_bytes_per_layer(s);
 }
 

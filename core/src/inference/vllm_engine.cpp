@@ -111,11 +111,12 @@ double moe_workspace_bytes(const Scenario& s, double tokens, double c, double tp
 // padded to block x attention bytes). Layers form groups of g = the smaller layer count (the larger when it is
 // under 1.5 x the smaller); the pool is g tensors of num_blocks pages, and a sequence takes ceil(len / block)
 // blocks in each attention group and one block in each Mamba group (no prefix caching). The tokens vLLM
-// reports are num_blocks // groups x block.
+// reports are num_blocks // groups x block. A Falcon-H1 layer ('P') registers both an attention and a Mamba layer
+// (vllm/model_executor/models/falcon_h1.py), so it counts in both.
 HybridPool hybrid_pool(const Scenario& s, double pool, double attn_token_bytes) {
     HybridPool h;
     const ModelSpec& m = s.model;
-    const double nA = static_cast<double>(attention_layers(m)), nM = static_cast<double>(m.hybrid.blocks('M'));
+    const double nA = static_cast<double>(attention_layers(m)), nM = static_cast<double>(m.hybrid.state_blocks());
     const double mamba_page = mamba_state_bytes_per_layer(s);
     if (attn_token_bytes <= 0 || nA <= 0) return h;
     h.block = nM > 0 ? 16.0 * std::ceil(mamba_page / (16.0 * attn_token_bytes)) : static_cast<double>(s.block_size);

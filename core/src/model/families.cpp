@@ -77,7 +77,8 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
         "llama", "mistral", "mixtral", "qwen", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "phi", "phi3",
         "gpt_neox", "stablelm", "mt5", "deepseek_v2", "deepseek_v3", "baichuan", "qwen3_vl_moe", "llama4", "nemotron_h", "mistral3",
         // Their config classes' tie_word_embeddings defaults (false), transformers main.
-        "qwen3_next", "qwen3_5_moe", "gpt_oss", "glm4_moe", "minimax_m2", "deepseek_v32", "kimi_k2"};
+        "qwen3_next", "qwen3_5_moe", "gpt_oss", "glm4_moe", "minimax_m2", "deepseek_v32", "kimi_k2",
+        "jamba", "granitemoehybrid", "falcon_h1"};
     // The checkpoint's dtype, which transformers 5 loads it in (dtype="auto"); a wrapper names it at its top
     // level or in its text_config. Anything but a known name is left unread: it changes no count.
     for (const json* o : {&root.object(), &r.object()})
@@ -132,6 +133,11 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
     else if (t == "gpt_oss") gpt_oss(m, r, inv);
     else if (t == "glm4_moe") glm4_moe(m, r, inv);
     else if (t == "minimax_m2") minimax_m2(m, r, inv);
+    else if (t == "ernie4_5_moe") ernie45_moe(m, r, inv);
+    else if (t == "lfm2") lfm2(m, r, inv);
+    else if (t == "jamba") jamba(m, r, inv);
+    else if (t == "granitemoehybrid") granitemoehybrid(m, r, inv);
+    else if (t == "falcon_h1") falcon_h1(m, r, inv);
     else {
         static const std::set<std::string> llama_family = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe",
                                                            "qwen3", "qwen3_moe", "gemma", "gemma2", "baichuan", "llama4",

@@ -198,4 +198,41 @@ void minimax_m2(ModelSpec& m, FieldReader& r, Inventory& inv) {
     inv.rms_norms_and_head(m, L);
 }
 
+// ---- ERNIE-4.5 MoE (Ernie4_5_MoeForCausalLM), transformers models/ernie4_5_moe/modular_ernie4_5_moe.py @01187e21 ----
+// Llama-style attention with q/k/v/o biases under use_bias; layer i is an Ernie4_5_MoeSparseMoeBlock when
+// (i + 1) % moe_layer_interval == 0 and moe_layer_start_index <= i <= moe_layer_end_index (end: the last layer
+// when absent), else an Ernie4_5_MoeMLP at intermediate_size. The MoE block: an fp32 router `gate` [E, h]
+// without bias, moe_statics.e_score_correction_bias [1, E], E experts at moe_intermediate_size and one
+// shared_experts MLP moe_num_shared_experts times as wide; biases as use_bias. The lm_head has use_bias too
+// and is tied by default (Ernie4_5_MoeConfig). The MTP layers are dropped on load (`_keys_to_ignore_on_load_unexpected`).
+void ernie45_moe(ModelSpec& m, FieldReader& r, Inventory& inv) {
+    require_intermediate(m, r);
+    const i64 L = m.layers;
+    const bool bias = r.boolean_or("use_bias", false);
+    m.moe.experts = r.integer_or({"moe_num_experts"}, 64, 1, 1 << 16);
+    m.moe.top_k = r.integer_or({"moe_k"}, 2, 1, m.moe.experts);
+    m.moe.expert_intermediate = r.integer_or({"moe_intermediate_size"}, m.intermediate, 1, kMaxWidth);
+    m.moe.shared_experts = r.integer_or({"moe_num_shared_experts"}, 0, 0, 1 << 10);
+    m.moe.shared_intermediate = m.moe.shared_experts * m.moe.expert_intermediate;
+    const i64 start = r.integer_or({"moe_layer_start_index"}, 1, 0, L);
+    const i64 end = r.integer_or({"moe_layer_end_index"}, L - 1, -1, L);
+    const i64 every = r.integer_or({"moe_layer_interval"}, 1, 1, L);
+    i64 moe = 0;
+    for (i64 i = 0; i < L; ++i) moe += (i + 1) % every == 0 && i >= start && i <= end ? 1 : 0;
+    m.moe.moe_layers = moe;
+    if (moe == 0) m.moe = MoeSpec{};
+    inv.embedding("embed_tokens", m.vocab, m.hidden);
+    inv.qkvo(m, bias, bias, L);
+    const i64 E = m.moe.experts;
+    inv.linear(PC::router, Role::router, "gate", m.hidden, E, false, moe);
+    inv.vector(PC::router, Role::router, "e_score_correction_bias", E, moe);
+    inv.gated_mlp(PC::experts, "gate_proj", "up_proj", "down_proj", m.hidden, m.moe.expert_intermediate, bias, moe * E, true);
+    inv.gated_mlp(PC::mlp, "gate_proj", "up_proj", "down_proj", m.hidden, m.moe.shared_intermediate, bias, moe);
+    inv.gated_mlp(PC::mlp, "gate_proj", "up_proj", "down_proj", m.hidden, m.intermediate, bias, L - moe);
+    inv.norm("input_layernorm", m.hidden, false, L);
+    inv.norm("post_attention_layernorm", m.hidden, false, L);
+    inv.norm("norm", m.hidden, false, 1);
+    inv.lm_head(m.vocab, m.hidden, bias);
+}
+
 }  // namespace vramcalc::detail

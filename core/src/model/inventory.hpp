@@ -100,6 +100,14 @@ void bert(ModelSpec& m, FieldReader& r, Inventory& inv);
 void t5(ModelSpec& m, FieldReader& r, Inventory& inv);
 // families_hybrid.cpp: one mixer per block (Nemotron-H's hybrid_override_pattern).
 void nemotron_h(ModelSpec& m, FieldReader& r, Inventory& inv);
+// LFM2: short-conv and attention layers (layer_types), each with a SwiGLU MLP.
+void lfm2(ModelSpec& m, FieldReader& r, Inventory& inv);
+// Jamba: Mamba-1 and attention layers (attn_layer_period / offset), MoE every expert_layer_period.
+void jamba(ModelSpec& m, FieldReader& r, Inventory& inv);
+// Granite 4.0 hybrid: Mamba-2 or attention per layer (layer_types), each with a shared MLP and optional MoE.
+void granitemoehybrid(ModelSpec& m, FieldReader& r, Inventory& inv);
+// Falcon-H1: attention and a Mamba-2 mixer side by side in every layer ('P' blocks).
+void falcon_h1(ModelSpec& m, FieldReader& r, Inventory& inv);
 // The SSM state's element size vLLM keeps (mamba_ssm_cache_dtype, or Qwen3.5's mamba_ssm_dtype); 0: model dtype.
 double mamba_state_dtype_bytes(FieldReader& r);
 // How many layers are MoE in Qwen2/3-MoE and Qwen3-Next: not in mlp_only_layers, (i + 1) % decoder_sparse_step == 0.
@@ -110,6 +118,7 @@ void qwen3_next(ModelSpec& m, FieldReader& r, Inventory& inv, bool moe_class);
 void gpt_oss(ModelSpec& m, FieldReader& r, Inventory& inv);
 void glm4_moe(ModelSpec& m, FieldReader& r, Inventory& inv);
 void minimax_m2(ModelSpec& m, FieldReader& r, Inventory& inv);
+void ernie45_moe(ModelSpec& m, FieldReader& r, Inventory& inv);
 // families_vision.cpp: vision towers, read from the config's vision_config object.
 void qwen3_vl_vision(FieldReader& vision, Inventory& inv);
 void llama4_vision(FieldReader& vision, i64 text_hidden, Inventory& inv);

@@ -90,9 +90,9 @@ i64 HybridSpec::blocks(char kind) const {
 
 bool layer_attends(const ModelSpec& m, i64 i) {
     if (m.hybrid.pattern.empty()) return true;
-    return i >= 0 && i < static_cast<i64>(m.hybrid.pattern.size()) && m.hybrid.pattern[static_cast<std::size_t>(i)] == '*';
+    return i >= 0 && i < static_cast<i64>(m.hybrid.pattern.size()) && HybridSpec::attends(m.hybrid.pattern[static_cast<std::size_t>(i)]);
 }
 
-i64 attention_layers(const ModelSpec& m) { return m.hybrid.pattern.empty() ? m.layers : m.hybrid.blocks('*'); }
+i64 attention_layers(const ModelSpec& m) { return m.hybrid.pattern.empty() ? m.layers : m.hybrid.attention_blocks(); }
 
 }  // namespace vramcalc

@@ -327,7 +327,9 @@ std::vector<KeyRow> rlhf_rows() {
 std::vector<KeyRow> inference_rows() {
     return {
         {{.name = "weights", .type = T::enumeration, .workload = W::infer,
-          .help = "Stored weight format: bytes per weight including scales/zeros of quantised formats."},
+          .default_note = "the config.json's quantization_config format, else bf16",
+          .help = "Stored weight format: bytes per weight including scales/zeros of quantised formats. \"checkpoint\": the format "
+                  "of the model's own quantization_config (fp8, fp8-block, mxfp4, nvfp4, w4a16, ...), its exclusion list kept 16-bit."},
          {&read_weights, &write_member<&Scenario::weights>, &same_weights, &weights_values}},
         {{.name = "checkpoint_bytes", .type = T::integer, .workload = W::infer, .min = 0, .max = static_cast<double>(std::int64_t{1} << 50),
           .default_note = "counted from the config and weights",
@@ -349,7 +351,7 @@ std::vector<KeyRow> inference_rows() {
         {{.name = "gpu_memory_utilization", .type = T::number, .workload = W::infer, .min = 0.01, .max = 1.0,
           .help = "vLLM reserves this share of the GPU and fills what the weights and activations leave with KV-cache blocks."},
          member<&Scenario::gpu_memory_utilization>()},
-        {{.name = "group_size", .type = T::integer, .workload = W::infer, .weights = "gptq- awq-", .min = -1, .max = 1 << 20,
+        {{.name = "group_size", .type = T::integer, .workload = W::infer, .weights = "gptq- awq- w4a16", .min = -1, .max = 1 << 20,
           .help = "GPTQ/AWQ: one scale (and zero) per group of input channels; -1 = one group per output channel."},
          special<&Scenario::group_size>(&read_group_size)},
         {{.name = "max_model_len", .type = T::integer, .workload = W::infer, .frameworks = "vllm torchtune", .min = 0, .max = kTokens,

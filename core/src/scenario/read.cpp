@@ -196,13 +196,36 @@ void read_quantization(ReadContext& c, const ScenarioKey& k) {
 }
 
 void read_weights(ReadContext& c, const ScenarioKey& k) {
-    c.s.weights = c.r.string_or(k.name, c.s.weights);
+    // A pre-quantised checkpoint's config.json (its quantization_config, model/quant_config.cpp) names the
+    // format vLLM and transformers load it in: the default, and what "checkpoint" means.
+    const CheckpointQuant& q = c.s.model.quant;
+    const bool named = c.doc.contains(k.name) && !c.doc[k.name].is_null();
+    if (!named && !q.format.empty()) c.s.weights = q.format;
+    else c.s.weights = c.r.string_or(k.name, c.s.weights);
+    // vLLM's `--quantization fp8` on a checkpoint stored in fp8 loads it as stored (Fp8Config.from_config reads the
+    // checkpoint's weight_block_size): a named fp8 flavour other than the checkpoint's is the checkpoint's.
+    if (named && !q.format.empty() && q.format != c.s.weights && is_fp8_format(c.s.weights) && is_fp8_format(q.format)) {
+        c.out.warnings.push_back("weights \"" + c.s.weights + "\": the model's config.json stores its linears as " + q.format +
+                                 " (quantization_config), which is what vLLM and transformers load; counted as " + q.format);
+        c.s.weights = q.format;
+    }
+    if (c.s.weights == "checkpoint") {
+        if (q.format.empty()) {
+            c.r.error(k.name, "\"checkpoint\": the model's config.json has no quantization_config that vramcalc reads; name a "
+                              "format (allowed: " + join_names(weight_format_names()) + ")");
+            return;
+        }
+        c.s.weights = q.format;
+    }
     // The weight-format table (formats/weight_format_table.cpp) is the list: a name it lacks has no byte rule.
     if (!find_weight_format(c.s.weights))
         c.r.error(k.name, "got \"" + utf8_prefix(c.s.weights, 40) + "\", allowed: " + join_names(weight_format_names()));
 }
 
 void read_group_size(ReadContext& c, const ScenarioKey& k) {
+    // The checkpoint's own group (quantization_config's group_size) when its format is the one loaded.
+    const CheckpointQuant& q = c.s.model.quant;
+    if (q.group_size != 0 && q.format == c.s.weights) c.s.group_size = q.group_size;
     c.s.group_size = read_integer(c.r, k.name, c.s.group_size);
     if (c.s.group_size == 0)
         c.r.error(k.name, "got 0, allowed: -1 (one group per output channel) or a positive size such as 32, 64, 128");
