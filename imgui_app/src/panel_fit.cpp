@@ -72,9 +72,13 @@ std::vector<std::string> fit_lines(const Results& r) {
         out.emplace_back(buf);
     };
     const auto tokens = [](std::optional<std::int64_t> n) {
-        return n.value_or(0) > 0 ? std::to_string(*n) + " tokens" : std::string("none fits, not even 1 token");
+        if (!n) return std::string("more than 16,777,216 tokens");  // the solvers' cap (estimate.cpp)
+        return *n > 0 ? std::to_string(*n) + " tokens" : std::string("none fits, not even 1 token");
     };
-    if (sc.model.stack) {  // a layer stack: no sequence to solve for
+    if (sc.model.count_only) {  // {"name", "parameters"}: nothing grows with the batch or the length
+        out.emplace_back("No largest batch or longest sequence: a model known only by its parameter count has no layers to size "
+                         "activations or a KV cache by.");
+    } else if (sc.model.stack) {  // a layer stack: no sequence to solve for
         add("Largest %s on the %s at %.0f %%: %s", train ? "micro-batch" : "batch", gpu, util,
             train ? max_micro_batch_text(b).c_str() : count_text(b.max_batch.value_or(0)).c_str());
         out.emplace_back("No longest sequence: a layer stack has a fixed input shape.");
@@ -101,7 +105,8 @@ void fit_headline(const AppState& st) {
     ImGui::PushTextWrapPos(0);
     const std::vector<std::string> lines = fit_lines(st.results);
     for (std::size_t i = 0; i < lines.size(); ++i) {
-        if (st.results.scenario.model.stack && i == 1) ImGui::TextDisabled("%s", lines[i].c_str());
+        const ModelSpec& m = st.results.scenario.model;
+        if ((m.stack && i == 1) || m.count_only) ImGui::TextDisabled("%s", lines[i].c_str());
         else ImGui::TextUnformatted(lines[i].c_str());
     }
     ImGui::PopTextWrapPos();

@@ -324,6 +324,11 @@ export async function interactionChecks({base, open, check, assert, out, waitSum
     assert(!/: 0( |$|\n)/m.test(s), 'a count of 0: ' + s);
     await shot(p, 'screenshot-none-fits.png');
     await p.close();
+    // A model known only by its size has no batch or length to solve for: said so, not "0" or "none".
+    const c = await open(base + '#v=1&model.name=mine&model.parameters=7000000000', {width: 1400, height: 900});
+    const t = await waitSummary(c, x => /parameter count/.test(x));
+    assert(/No largest batch or longest sequence: a model known only by its parameter count/.test(t) && !/: 0( |$|\n)/m.test(t), t);
+    await c.close();
   });
 
   await check('wording: a CNN shows images and images/s, no sequence length', async () => {
