@@ -68,14 +68,16 @@ std::string render_bill(const Bill& b) {
     o += line("\n%s on %s: %s.\n", state, b.gpu.name.c_str(), verdict_sentence(b).c_str());
     if (b.max_micro_batch) o += "Largest micro-batch within the target utilisation: " + max_micro_batch_text(b) + "\n";
     if (b.max_micro_batch_runs && b.max_micro_batch && *b.max_micro_batch_runs != *b.max_micro_batch)
-        o += line("Largest micro-batch that runs (all of the GPU): %lld\n", static_cast<long long>(*b.max_micro_batch_runs));
+        o += "Largest micro-batch that runs (all of the GPU): " + count_text(*b.max_micro_batch_runs) + "\n";
     if (b.max_batch && b.serving_budget)  // vLLM: its pool's sequences, capped by its scheduler (max_num_seqs)
-        o += line("Largest batch vLLM runs at once (its KV pool, at most max_num_seqs): %lld\n", static_cast<long long>(*b.max_batch));
-    else if (b.max_batch) o += line("Largest batch within the target utilisation: %lld\n", static_cast<long long>(*b.max_batch));
-    if (b.max_seq_len) o += line("Longest seq_len at this micro-batch within the target utilisation: %lld\n", static_cast<long long>(*b.max_seq_len));
+        o += "Largest batch vLLM runs at once (its KV pool, at most max_num_seqs): " + count_text(*b.max_batch) + "\n";
+    else if (b.max_batch) o += "Largest batch within the target utilisation: " + count_text(*b.max_batch) + "\n";
+    if (b.max_seq_len) o += "Longest seq_len at this micro-batch within the target utilisation: " + count_text(*b.max_seq_len) + "\n";
     if (b.max_concurrent_sequences && (!b.max_batch || *b.max_concurrent_sequences != *b.max_batch))
-        o += line("Most concurrent sequences (prompt + generated tokens each): %lld\n", static_cast<long long>(*b.max_concurrent_sequences));
-    if (b.max_context) o += line("Longest context (prompt + generated tokens) at this batch: %lld tokens\n", static_cast<long long>(*b.max_context));
+        o += "Most concurrent sequences (prompt + generated tokens each): " + count_text(*b.max_concurrent_sequences) + "\n";
+    if (b.max_context)
+        o += "Longest context (prompt + generated tokens) at this batch: " +
+             (*b.max_context > 0 ? std::to_string(*b.max_context) + " tokens" : std::string("none fits, not even 1 token")) + "\n";
     if (b.kv_pool_bytes) {
         o += line("KV-cache pool: %s (%s)", format_gib(*b.kv_pool_bytes).c_str(), format_gb(*b.kv_pool_bytes).c_str());
         if (b.kv_pool_sequences) o += line(", room for %lld full-length sequences", static_cast<long long>(*b.kv_pool_sequences));
@@ -83,8 +85,8 @@ std::string render_bill(const Bill& b) {
     }
     if (!b.layout.empty()) o += "Layout: " + b.layout + "\n";
     if (b.rule_of_thumb_bytes > 0)
-        o += line("Rule of thumb, for comparison%s: %s (%s)\n", b.layout.empty() ? "" : " (whole model, all GPUs together)",
-                  format_gib(b.rule_of_thumb_bytes).c_str(), b.rule_of_thumb_formula.c_str());
+        o += line("Rule of thumb, for comparison: %s, %s (%s)\n", format_gib(b.rule_of_thumb_bytes).c_str(),
+                  rule_of_thumb_comparison(b).c_str(), b.rule_of_thumb_formula.c_str());
     if (!b.peak_phase.empty()) o += "Peak during: " + b.peak_phase + "\n";
     if (b.speed && b.speed->step_s > 0)
         o += line("Time: %.3g s per optimizer step, %.0f tokens/s (%.0f per GPU), %s-bound (%s)\n", b.speed->step_s,

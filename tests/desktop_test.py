@@ -74,6 +74,13 @@ def main():
     if len(colours) < 30 or share < 0.05:
         sys.exit(f"FAIL the screenshot looks blank: {len(colours)} colours, {share:.1%} non-white")
     print(f"ok   screenshot {width}x{height}: {len(colours)} colours, {share:.1%} non-white")
+    # Issue 41: no blank band under the footer. Its line of text ends within a line of the window's bottom
+    # (the window padding and item spacing: about 12 px at the default font).
+    ink_rows = [y for y, row in enumerate(rows) if any(v < 160 for v in row[::bpp])]
+    band = height - 1 - max(ink_rows)
+    if band > 20:
+        sys.exit(f"FAIL a blank band of {band} px sits under the footer (its text ends at y {max(ink_rows)} of {height})")
+    print(f"ok   the footer ends {band} px above the window's bottom")
 
     app = dict(kv.split("=") for kv in run.stdout.split() if kv.count("=") == 1)
     bill = json.loads(subprocess.run([a.cli, "estimate", scenario, "--json"], capture_output=True, text=True, check=True).stdout)

@@ -97,6 +97,7 @@ TEST_CASE("catalog: the whole-catalog solve gives each GPU's own solver answers"
                 vramcalc::Scenario at = one;
                 at.seq_len = len;
                 CHECK(static_cast<double>(vramcalc::estimate_peak(at).needed_bytes) <= budget);
+                if (len == one.model.max_positions) continue;  // the catalog's answer stops at the model's limit
                 at.seq_len += 1;
                 CHECK(static_cast<double>(vramcalc::estimate_peak(at).needed_bytes) > budget);
             }
@@ -191,4 +192,44 @@ TEST_CASE("catalog: GPU entries with a wrong basis or a broken ECC pair are erro
     CHECK(ok->gpus()[0].memory_torch_bytes == 51000000000);
     CHECK(ok->gpus()[0].memory_basis == "nvidia-smi");
     CHECK(ok->gpus()[1].ecc_on);
+}
+
+// Issue 41: the catalog's longest sequence and context stop where the bill's do: at the model's limit
+// (max_position_embeddings) and, for vLLM, at max_model_len, which the engine refuses to go past.
+TEST_CASE("catalog: the longest sequence and context are capped at the model's limit and vLLM's max_model_len") {
+    struct Case {
+        const char* text;
+        std::int64_t cap;
+    } cases[] = {
+        {R"({"model": "gpt2", "method": "full", "precision": "bf16", "micro_batch": 1})", 1024},
+        {R"({"model": "gpt2", "workload": "infer", "batch": 1})", 1024},
+        {R"({"model": "llama-3.1-8b", "workload": "infer", "framework": "vllm", "max_model_len": 8192})", 8192},
+    };
+    for (const auto& c : cases) {
+        INFO(c.text);
+        auto sc = vramcalc::scenario_from_text(c.text, test::catalog());
+        REQUIRE(sc.ok());
+        const bool train = sc->workload == vramcalc::Workload::train;
+        const auto bill = vramcalc::estimate(*sc);
+        const std::int64_t own = train ? bill.max_seq_len.value_or(0) : bill.max_context.value_or(0);
+        CHECK(own == c.cap);  // memory on the default H100 allows more than the cap in each case
+        bool noted = false;
+        for (const auto& n : bill.notes) noted = noted || n.find("capped at") != std::string::npos;
+        CHECK(noted);
+        int at_cap = 0;
+        for (const auto& f : vramcalc::solve_catalog(*sc, test::catalog().gpus())) {
+            INFO(f.gpu.id);
+            const std::int64_t len = train ? f.max_seq_len : f.max_context;
+            CHECK(len <= c.cap);
+            at_cap += len == c.cap;
+        }
+        CHECK(at_cap > 10);  // the large GPUs reach it
+    }
+    // The note says which limit and what memory alone would allow.
+    auto sc = vramcalc::scenario_from_text(cases[2].text, test::catalog());
+    const auto bill = vramcalc::estimate(*sc);
+    REQUIRE(!bill.notes.empty());
+    bool said = false;
+    for (const auto& n : bill.notes) said = said || n.rfind("longest context capped at max_model_len 8192 (memory alone would allow ", 0) == 0;
+    CHECK(said);
 }

@@ -1,6 +1,8 @@
 // The simple parts of the bill, pinned against hand-computed byte counts.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "test_data.hpp"
@@ -237,4 +239,51 @@ TEST_CASE("estimate: a largest micro-batch of 0 reads 'none, not even 1', never 
     const std::string text = max_micro_batch_text(b);
     CHECK(text.rfind("none, not even 1 (", 0) == 0);
     CHECK(text.find("not even 1 with full checkpointing") != std::string::npos);
+}
+
+// Issue 41: the rule of thumb beside the bill compares like with like. It is per GPU as the bill is (ZeRO's
+// per-rank figures, ZeRO paper Sec. 5), and under vLLM it is compared with the bill less the KV blocks the
+// engine reserves beyond the batch (its pool fills gpu_memory_utilization whatever the batch).
+TEST_CASE("estimate: the rule of thumb is per GPU under ZeRO and compared without vLLM's unused KV blocks") {
+    auto bill_of = [](const char* text) {
+        auto s = scenario_from_text(text, test::catalog());
+        INFO(text << "\n" << s.error_text());
+        REQUIRE(s.ok());
+        return estimate(*s);
+    };
+    const Bill one = bill_of(R"({"model": "qwen2.5-7b", "method": "full", "num_gpus": 1})");
+    const double P = static_cast<double>(one.parameters);
+    CHECK(one.rule_of_thumb_bytes == static_cast<std::int64_t>(std::ceil(P * 16)));
+    struct Case {
+        const char* text;
+        double bytes_per_param;
+        const char* says;
+    } cases[] = {
+        {R"({"model": "qwen2.5-7b", "method": "full", "num_gpus": 8, "sharding": "zero3"})", 16.0 / 8, "ZeRO-3 over 8 GPUs"},
+        {R"({"model": "qwen2.5-7b", "method": "full", "num_gpus": 8, "sharding": "fsdp-full"})", 16.0 / 8, "FSDP FULL_SHARD over 8 GPUs"},
+        {R"({"model": "qwen2.5-7b", "method": "full", "num_gpus": 8, "sharding": "zero2"})", 2 + 14.0 / 8, "ZeRO-2 over 8 GPUs"},
+        {R"({"model": "qwen2.5-7b", "method": "full", "num_gpus": 8, "sharding": "zero1"})", 4 + 12.0 / 8, "ZeRO-1 over 8 GPUs"},
+        {R"({"model": "qwen2.5-7b", "method": "lora", "num_gpus": 4, "sharding": "zero3"})", 2.0 / 4, "ZeRO-3 shards the base"},
+        {R"({"model": "qwen2.5-7b", "method": "full", "num_gpus": 8, "tp": 2, "sharding": "zero3"})", 16.0 / 4 / 2, "/ 2 (tp x pp)"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.text);
+        const Bill b = bill_of(c.text);
+        CHECK(static_cast<double>(b.rule_of_thumb_bytes) == Approx(P * c.bytes_per_param).epsilon(1e-9));
+        CHECK(b.rule_of_thumb_formula.find(c.says) != std::string::npos);
+        CHECK(rule_of_thumb_basis_bytes(b) == b.device_bytes);
+        CHECK(rule_of_thumb_comparison(b).find(" against this bill") != std::string::npos);
+    }
+    // ZeRO-3 on 8 GPUs: the per-GPU rule is below the per-GPU bill (it counts no activations), not 8 x it.
+    const Bill z3 = bill_of(cases[0].text);
+    CHECK(z3.rule_of_thumb_bytes < z3.device_bytes);
+    // vLLM's defaults: the pool fills the budget, the rule's 20 % covers the batch's own blocks.
+    const Bill v = bill_of(R"({"model": "llama-3.1-8b", "workload": "infer", "framework": "vllm", "gpu": "h100-80gb"})");
+    REQUIRE(v.kv_pool_bytes);
+    const std::int64_t basis = rule_of_thumb_basis_bytes(v);
+    CHECK(basis < v.device_bytes - *v.kv_pool_bytes / 2);
+    CHECK(static_cast<double>(v.rule_of_thumb_bytes) == Approx(static_cast<double>(basis)).epsilon(0.2));  // within 20 %, was -76 %
+    CHECK(rule_of_thumb_comparison(v).find("without the KV blocks vLLM reserves beyond the batch") != std::string::npos);
+    CHECK(v.rule_of_thumb_formula.find("does not count vLLM's KV pool") != std::string::npos);
+    CHECK(bill_to_json(v)["rule_of_thumb_basis_bytes"] == basis);
 }

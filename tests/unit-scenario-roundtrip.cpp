@@ -15,6 +15,7 @@
 #include "test_data.hpp"
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario_json.hpp"
+#include "vramcalc/scenario_keys.hpp"
 #include "vramcalc/url_state.hpp"
 
 using namespace vramcalc;
@@ -231,6 +232,16 @@ json random_scenario(Draw& d) {
 
 std::string bill_text(const Scenario& s) { return bill_to_json(estimate(s)).dump(); }
 
+// The bill less the warnings that name a key doing nothing (contradictions.cpp check_ignored_keys).
+std::string bill_text_without_ignored(const Scenario& s) {
+    json j = bill_to_json(estimate(s));
+    json kept = json::array();
+    for (const auto& w : j["warnings"])
+        if (w.get<std::string>().find(": ignored with ") == std::string::npos) kept.push_back(w);
+    j["warnings"] = kept;
+    return j.dump();
+}
+
 void check_same_role(const RlhfRole& a, const RlhfRole& b) {
     CHECK(a.present == b.present);
     if (!a.present) return;
@@ -274,7 +285,7 @@ void check_same_struct(const Scenario& a, const Scenario& b) {
 
 TEST_CASE("scenario round trip: 1,000 random scenarios read, write and read again to the same struct, bill and JSON") {
     Draw d;
-    int valid = 0, tried = 0, inline_models = 0, count_only = 0, custom_gpus = 0, rlhf = 0, infer = 0;
+    int valid = 0, tried = 0, inline_models = 0, count_only = 0, custom_gpus = 0, rlhf = 0, infer = 0, dropped = 0;
     std::vector<std::string> rejected;
     while (valid < 1000 && tried < 1200) {
         ++tried;
@@ -304,7 +315,24 @@ TEST_CASE("scenario round trip: 1,000 random scenarios read, write and read agai
         const auto back = decode_url_state(encode_url_state(j1));
         REQUIRE(back.ok());
         CHECK(*back == j1);
+        // The page's link (issue 41): the scenario as the user left it, less the keys its estimate does not read,
+        // gives the same bill; every key it keeps is one the estimate reads.
+        const json kept = applicable_keys(j0, *s1);
+        INFO("link keeps: " << kept.dump());
+        const auto linked = decode_url_state(encode_url_state(kept));
+        REQUIRE(linked.ok());
+        const auto s3 = scenario_from_json(*linked, test::catalog());
+        INFO(s3.error_text());
+        REQUIRE(s3.ok());
+        CHECK(bill_text_without_ignored(*s3) == bill_text_without_ignored(*s1));
+        dropped += kept.size() < j0.size();
+        for (const auto& [k, v] : kept.items())
+            if (const ScenarioKey* key = find_scenario_key(k); key && key->read) {
+                INFO("key " << k);
+                CHECK(read_by_estimate(*key, *s1));
+            }
     }
+    CHECK(dropped >= 100);  // the generator gives keys of the other workload often enough
     INFO("rejected (the generator should make valid scenarios):\n" << (rejected.empty() ? "" : rejected.front()));
     CHECK(valid == 1000);
     CHECK(rejected.size() <= 10);

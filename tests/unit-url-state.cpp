@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "test_data.hpp"
+#include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario_json.hpp"
+#include "vramcalc/scenario_keys.hpp"
 #include "vramcalc/url_state.hpp"
 
 using namespace vramcalc;
@@ -180,4 +182,35 @@ TEST_CASE("url state: keys follow the key table's order, the extension keys incl
                  "&block_size=16&enforce_eager=true") != std::string::npos);
     // Keys outside the table follow, alphabetically.
     CHECK(encode_url_state(json{{"zz", 1}, {"model", "gpt2"}, {"aa", 2}}) == "v=1&model=gpt2&aa=2&zz=1");
+}
+
+// Issue 41: a link carries the keys that apply to its scenario. A user who switched the default training
+// scenario to vLLM serving left method, lora, seq_len, sharding and the rest in the page's JSON; the link
+// leaves them out and still opens on the same bill.
+TEST_CASE("url state: a vLLM link leaves out the training keys the user set before switching") {
+    const json doc = json::parse(R"({"model": "llama-3.1-8b", "workload": "infer", "framework": "vllm", "gpu": "h100-80gb",
+        "method": "lora", "lora": {"rank": 16}, "seq_len": 2048, "micro_batch": 4, "sharding": "zero3", "precision": "bf16",
+        "n_ctx": 4096, "max_model_len": 8192, "tp": 1, "attention": "sdpa", "model_hub_id": "meta-llama/Llama-3.1-8B"})");
+    auto s = scenario_from_json(doc, test::catalog());
+    REQUIRE(s.ok());
+    const json kept = applicable_keys(doc, *s);
+    const std::string link = encode_url_state(kept);
+    INFO(link);
+    for (const char* gone : {"method=", "lora.", "seq_len=", "micro_batch=", "sharding=", "precision=", "n_ctx="})
+        CHECK(link.find(std::string("&") + gone) == std::string::npos);
+    // What vLLM reads stays, and so do the training rows inference reads (tp, attention) and the record.
+    for (const char* kept_key : {"&model=llama-3.1-8b", "&workload=infer", "&framework=vllm", "&max_model_len=8192", "&tp=1",
+                                 "&attention=sdpa", "&model_hub_id="})
+        CHECK(link.find(kept_key) != std::string::npos);
+    auto back = scenario_from_json(*decode_url_state(link), test::catalog());
+    REQUIRE(back.ok());
+    CHECK(bill_to_json(estimate(*back))["per_gpu"] == bill_to_json(estimate(*s))["per_gpu"]);
+    // A training link leaves out vLLM's keys and keeps the LoRA it trains.
+    const json train = json::parse(R"({"model": "llama-3.1-8b", "method": "lora", "lora": {"rank": 16},
+        "gpu_memory_utilization": 0.8, "max_num_seqs": 64, "batch": 8})");
+    auto t = scenario_from_json(train, test::catalog());
+    REQUIRE(t.ok());
+    const std::string tl = encode_url_state(applicable_keys(train, *t));
+    INFO(tl);
+    CHECK(tl == "v=1&model=llama-3.1-8b&method=lora&lora.rank=16");
 }

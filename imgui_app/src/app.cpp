@@ -6,6 +6,7 @@
 #include "ui.hpp"
 #include "vramcalc/bill_format.hpp"
 #include "vramcalc/scenario_json.hpp"
+#include "vramcalc/scenario_keys.hpp"
 #include "vramcalc/url_state.hpp"
 
 namespace vramcalc::ui {
@@ -50,7 +51,11 @@ bool App::load_url_state(const std::string& hash) {
 
 std::string App::url_state() const { return encode_state(st_); }
 
-std::string encode_state(const AppState& st) { return encode_url_state(st.scenario); }
+// The link carries the keys the scenario's estimate reads (a vLLM link no method, lora or seq_len left from a
+// training scenario); the page keeps the rest, so switching back restores them.
+std::string encode_state(const AppState& st) {
+    return encode_url_state(st.results.ok ? applicable_keys(st.scenario, st.results.scenario) : st.scenario);
+}
 
 void App::on_file(const std::string& name, const std::string& bytes) {
     if (bytes.empty()) {
@@ -209,7 +214,11 @@ void recompute(AppState& st) {
     if (r.scenario.framework == Framework::vllm || r.scenario.framework == Framework::llamacpp) r.serving = serving_matrix(r.scenario);
     r.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     st.results = std::move(r);
-    st.platform->set_summary((st.load_error.empty() ? "" : st.load_error + "\n") + bill_summary(st.results.bill) +
+    std::string answers;
+    for (const std::string& line : fit_lines(st.results)) answers += "\n" + line;
+    for (const std::string& line : speed_lines(st.results)) answers += "\n" + line;
+    if (st.results.bill.rule_of_thumb_bytes > 0) answers += "\n" + rule_of_thumb_line(st.results.bill);
+    st.platform->set_summary((st.load_error.empty() ? "" : st.load_error + "\n") + bill_summary(st.results.bill) + answers +
                              serving_summary(st.results.serving) + checkpoint_summary(st));
 }
 

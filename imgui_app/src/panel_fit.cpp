@@ -1,6 +1,8 @@
 // What fits where: the largest batch and context on the chosen GPU, and the catalog of GPUs with each
 // one's answer (a row chooses that GPU).
 #include <algorithm>
+#include <cstdio>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -42,40 +44,70 @@ void catalog_cell(AppState& st, const CatalogFit& f, int field, const Grid& grid
             break;
         }
         case 3: ImGui::Text("%.1f", static_cast<double>(f.device_bytes) / kGiB); break;
-        case 4: ImGui::Text("%lld", static_cast<long long>(f.max_batch)); break;
+        case 4:
+            if (f.max_batch > 0) ImGui::Text("%lld", static_cast<long long>(f.max_batch));
+            else ImGui::TextDisabled("none");  // not even 1
+            break;
         default:
             if (sc.model.stack) ImGui::TextDisabled("-");  // a layer stack: a fixed input shape
+            else if ((train ? f.max_seq_len : f.max_context) <= 0) ImGui::TextDisabled("none");
             else ImGui::Text("%lld", static_cast<long long>(train ? f.max_seq_len : f.max_context));
     }
 }
 
-// The answers on the chosen GPU above the table: the largest batch and the longest sequence or context.
-void fit_headline(const AppState& st) {
-    const Bill& b = st.results.bill;
-    const Scenario& sc = st.results.scenario;
+}  // namespace
+
+// The answers on the chosen GPU above the table: the largest batch and the longest sequence or context, each
+// count said plainly ("none, not even 1", never "largest batch 0"). The page's summary carries the same lines.
+std::vector<std::string> fit_lines(const Results& r) {
+    const Bill& b = r.bill;
+    const Scenario& sc = r.scenario;
     const bool train = sc.workload == Workload::train;
-    const double util = sc.target_utilization;
-    ImGui::PushTextWrapPos(0);
-    if (sc.model.stack) {  // a layer stack: no sequence to solve for
-        ImGui::Text("Largest %s on the %s at %.0f %%: %s", train ? "micro-batch" : "batch", b.gpu.name.c_str(), util * 100,
-                    train ? max_micro_batch_text(b).c_str() : std::to_string(b.max_batch.value_or(0)).c_str());
-        ImGui::TextDisabled("No longest sequence: a layer stack has a fixed input shape.");
+    const double util = sc.target_utilization * 100;
+    const char* gpu = b.gpu.name.c_str();
+    std::vector<std::string> out;
+    auto add = [&](const char* fmt, auto... args) {
+        char buf[512];
+        std::snprintf(buf, sizeof buf, fmt, args...);
+        out.emplace_back(buf);
+    };
+    const auto tokens = [](std::optional<std::int64_t> n) {
+        if (!n) return std::string("more than 16,777,216 tokens");  // the solvers' cap (estimate.cpp)
+        return *n > 0 ? std::to_string(*n) + " tokens" : std::string("none fits, not even 1 token");
+    };
+    if (sc.model.count_only) {  // {"name", "parameters"}: nothing grows with the batch or the length
+        out.emplace_back("No largest batch or longest sequence: a model known only by its parameter count has no layers to size "
+                         "activations or a KV cache by.");
+    } else if (sc.model.stack) {  // a layer stack: no sequence to solve for
+        add("Largest %s on the %s at %.0f %%: %s", train ? "micro-batch" : "batch", gpu, util,
+            train ? max_micro_batch_text(b).c_str() : count_text(b.max_batch.value_or(0)).c_str());
+        out.emplace_back("No longest sequence: a layer stack has a fixed input shape.");
     } else if (train) {
-        ImGui::Text("Largest micro-batch on the %s at %.0f %%: %s", b.gpu.name.c_str(), util * 100, max_micro_batch_text(b).c_str());
+        add("Largest micro-batch on the %s at %.0f %%: %s", gpu, util, max_micro_batch_text(b).c_str());
         if (b.max_micro_batch_runs && b.max_micro_batch && *b.max_micro_batch_runs != *b.max_micro_batch)
-            ImGui::Text("Largest that runs at all (100 %% of the GPU): %lld", static_cast<long long>(*b.max_micro_batch_runs));
-        ImGui::Text("Longest sequence at micro-batch %lld: %lld tokens", static_cast<long long>(sc.micro_batch),
-                    static_cast<long long>(b.max_seq_len.value_or(0)));
+            add("Largest that runs at all (100 %% of the GPU): %s", count_text(*b.max_micro_batch_runs).c_str());
+        add("Longest sequence at micro-batch %lld: %s", static_cast<long long>(sc.micro_batch), tokens(b.max_seq_len).c_str());
     } else {
         if (b.serving_budget)  // vLLM fills its own budget: its pool's sequences, capped at max_num_seqs
-            ImGui::Text("Most concurrent sequences vLLM runs on the %s: %lld (its KV pool at gpu_memory_utilization %.0f %%, "
-                        "at most max_num_seqs)", b.gpu.name.c_str(), static_cast<long long>(b.max_concurrent_sequences.value_or(0)),
-                        b.serving_budget->fraction * 100);
+            add("Most concurrent sequences vLLM runs on the %s: %s (its KV pool at gpu_memory_utilization %.0f %%, at most max_num_seqs)",
+                gpu, count_text(b.max_concurrent_sequences.value_or(0)).c_str(), b.serving_budget->fraction * 100);
         else
-            ImGui::Text("Most concurrent sequences on the %s at %.0f %%: %lld", b.gpu.name.c_str(), util * 100,
-                        static_cast<long long>(b.max_concurrent_sequences.value_or(b.max_batch.value_or(0))));
-        ImGui::Text("Longest context at batch %lld: %lld tokens", static_cast<long long>(sc.batch),
-                    static_cast<long long>(b.max_context.value_or(0)));
+            add("Most concurrent sequences on the %s at %.0f %%: %s", gpu, util,
+                count_text(b.max_concurrent_sequences.value_or(b.max_batch.value_or(0))).c_str());
+        add("Longest context at batch %lld: %s", static_cast<long long>(sc.batch), tokens(b.max_context).c_str());
+    }
+    return out;
+}
+
+namespace {
+
+void fit_headline(const AppState& st) {
+    ImGui::PushTextWrapPos(0);
+    const std::vector<std::string> lines = fit_lines(st.results);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const ModelSpec& m = st.results.scenario.model;
+        if ((m.stack && i == 1) || m.count_only) ImGui::TextDisabled("%s", lines[i].c_str());
+        else ImGui::TextUnformatted(lines[i].c_str());
     }
     ImGui::PopTextWrapPos();
 }

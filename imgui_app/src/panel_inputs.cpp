@@ -211,6 +211,7 @@ static void model_source(AppState& st) {
 
 void GuiWorkload(AppState& st) {
     const bool train = w::current(st, "/workload") != "infer";
+    const bool stack = st.results.ok && st.results.scenario.model.stack;  // a layer stack: no sequence length
     if (ImGui::RadioButton("Training", train) && !train) w::set(st, "/workload", "train");
     ImGui::SameLine();
     if (ImGui::RadioButton("Inference", !train) && train) w::set(st, "/workload", "infer");
@@ -254,9 +255,9 @@ void GuiWorkload(AppState& st) {
         w::Enum(st, "Optimizer", "/optimizer", allowed_values("optimizer"));
         if (w::current(st, "/optimizer") == "adamw") w::Enum(st, "AdamW step", "/adamw_impl", allowed_values("adamw_impl"));
         if (method == "full") w::Enum(st, "Float8 (torchao)", "/float8", allowed_values("float8"));
-        w::SectionTitle("Batch and sequence");
+        w::SectionTitle(stack ? "Batch" : "Batch and sequence");
         w::PowerOfTwo(st, "Micro-batch", "/micro_batch");
-        w::PowerOfTwo(st, "Sequence length", "/seq_len");
+        if (!stack) w::PowerOfTwo(st, "Sequence length", "/seq_len");  // a layer stack's input shape is fixed
         w::Int(st, "Grad. accumulation", "/grad_accum");
         w::SectionTitle("Memory savers");
         w::Enum(st, "Checkpointing", "/checkpointing", allowed_values("checkpointing"));
@@ -296,8 +297,8 @@ void GuiWorkload(AppState& st) {
         w::Enum(st, "KV cache", "/kv_dtype", allowed_values("kv_dtype"));
         w::SectionTitle("Requests");
         w::PowerOfTwo(st, "Batch", "/batch");
-        w::PowerOfTwo(st, "Prompt tokens", "/prompt_len");
-        w::PowerOfTwo(st, "Generated tokens", "/gen_len");
+        if (!stack) w::PowerOfTwo(st, "Prompt tokens", "/prompt_len");
+        if (!stack) w::PowerOfTwo(st, "Generated tokens", "/gen_len");
         const json engine = w::current(st, "/framework");
         const json weights = w::current(st, "/weights");
         if (key_reads_weights("group_size", weights)) w::Int(st, "Group size", "/group_size");
@@ -374,7 +375,13 @@ void GuiHardware(AppState& st) {
     w::SectionTitle("Time");
     w::Real(st, "MFU (0: published)", "/mfu", "%.2f");
     const bool training = w::current(st, "/workload") != "infer";
-    w::Number(st, training ? "Dataset tokens" : "Tokens to generate", "/dataset_tokens", "%.4g");
+    const bool stack = st.results.ok && st.results.scenario.model.stack;
+    // A layer stack counts samples (time/speed.cpp: one token = one sample): images for an image input.
+    const char* unit = !stack ? "tokens" : st.results.scenario.model.stack->input.size() == 3 ? "images" : "samples";
+    const std::string dataset = training ? std::string("Dataset ") + unit
+                                : stack  ? std::string(unit[0] == 'i' ? "Images" : "Samples") + " to run"
+                                         : std::string("Tokens to generate");
+    w::Number(st, dataset.c_str(), "/dataset_tokens", "%.4g");
     if (training) w::Number(st, "Epochs", "/epochs", "%.3g");
 }
 

@@ -9,6 +9,7 @@
 #include "grid.hpp"
 #include "ui.hpp"
 #include "vramcalc/bill_format.hpp"
+#include "vramcalc/layer_stack.hpp"
 #include "vramcalc/units.hpp"
 
 namespace vramcalc::ui {
@@ -40,6 +41,49 @@ Fit fit_of_verdict(Verdict v) {
 }
 
 
+// "Rule of thumb: 17.95 GiB, -3 % against this bill ..." (bill_format.hpp rule_of_thumb_comparison).
+std::string rule_of_thumb_line(const Bill& b) {
+    return "Rule of thumb: " + gib(b.rule_of_thumb_bytes) + ", " + rule_of_thumb_comparison(b);
+}
+
+// What a step or a token takes. A layer stack counts samples, not tokens (time/speed.cpp: one token = one
+// sample): images for an image input ([C, H, W]), samples otherwise.
+std::vector<std::string> speed_lines(const Results& r) {
+    std::vector<std::string> out;
+    if (!r.bill.speed) return out;
+    const Speed& s = *r.bill.speed;
+    const ModelSpec& m = r.scenario.model;
+    const char* unit = !m.stack ? "tokens" : m.stack->input.size() == 3 ? "images" : "samples";
+    // A stack's basis starts with the note that a token is a sample: the unit says so already.
+    std::string basis = s.basis;
+    const std::string stack_note = "a layer stack: one token = one sample; ";
+    if (m.stack && basis.rfind(stack_note, 0) == 0) basis = basis.substr(stack_note.size());
+    char buf[640];
+    if (s.step_s > 0) {
+        std::snprintf(buf, sizeof buf, "Time: %.3g s per optimizer step, %.0f %s/s per GPU (%s-bound; %s).", s.step_s, s.tokens_per_s_per_gpu,
+                      unit, s.bound.c_str(), basis.c_str());
+        out.emplace_back(buf);
+    } else if (s.decode_s_per_token > 0 && !m.stack) {
+        const std::string most = s.tokens_per_s_at_max_concurrency > 0
+                                     ? ", " + std::to_string(static_cast<long long>(s.tokens_per_s_at_max_concurrency)) + " at the most sequences that fit"
+                                     : "";
+        std::snprintf(buf, sizeof buf, "Speed: %.1f tokens/s per sequence, %.0f for the batch%s (%s-bound; %s).", s.tokens_per_s_per_sequence,
+                      s.tokens_per_s, most.c_str(), s.bound.c_str(), basis.c_str());
+        out.emplace_back(buf);
+    } else if (m.stack && s.prefill_s > 0) {  // one forward of the batch
+        std::snprintf(buf, sizeof buf, "Speed: %.3g s per batch of %lld, %.0f %s/s (%s-bound; %s).", s.prefill_s,
+                      static_cast<long long>(r.scenario.batch), static_cast<double>(r.scenario.batch) / s.prefill_s, unit, s.bound.c_str(),
+                      basis.c_str());
+        out.emplace_back(buf);
+    }
+    if (s.time_for_dataset_s > 0) {
+        std::snprintf(buf, sizeof buf, "%.4g %s take %s at %.0f %s/s.", s.dataset_tokens, unit, format_duration(s.time_for_dataset_s).c_str(),
+                      s.tokens_per_s, unit);
+        out.emplace_back(buf);
+    }
+    return out;
+}
+
 namespace {
 
 Fit fit_of_bill(const Bill& b) { return fit_of_verdict(verdict_of(b)); }
@@ -63,24 +107,9 @@ std::string price_text(double ratio) {
 }
 
 // The speed line under the verdict (Bill::speed).
-void speed_line(const Bill& b) {
-    if (!b.speed) return;
-    const Speed& s = *b.speed;
+void speed_line(const Results& r) {
     ImGui::PushTextWrapPos(0);
-    if (s.step_s > 0)
-        ImGui::TextDisabled("Time: %.3g s per optimizer step, %.0f tokens/s per GPU (%s-bound; %s).", s.step_s, s.tokens_per_s_per_gpu,
-                            s.bound.c_str(), s.basis.c_str());
-    else if (s.decode_s_per_token > 0)
-        ImGui::TextDisabled("Speed: %.1f tokens/s per sequence, %.0f for the batch%s (%s-bound; %s).", s.tokens_per_s_per_sequence,
-                            s.tokens_per_s,
-                            s.tokens_per_s_at_max_concurrency > 0
-                                ? (", " + std::to_string(static_cast<long long>(s.tokens_per_s_at_max_concurrency)) +
-                                   " at the most sequences that fit").c_str()
-                                : "",
-                            s.bound.c_str(), s.basis.c_str());
-    if (s.time_for_dataset_s > 0)
-        ImGui::TextDisabled("%.4g tokens take %s at %.0f tokens/s.", s.dataset_tokens, format_duration(s.time_for_dataset_s).c_str(),
-                            s.tokens_per_s);
+    for (const std::string& line : speed_lines(r)) ImGui::TextDisabled("%s", line.c_str());
     ImGui::PopTextWrapPos();
 }
 
@@ -161,7 +190,7 @@ void GuiVerdict(AppState& st) {
     ImGui::PopTextWrapPos();
     StackedBar(b, st.results.scenario.target_utilization, ImGui::GetFontSize() * 1.8f);
     quick_fixes(st);
-    speed_line(b);
+    speed_line(st.results);
     ImGui::PushStyleColor(ImGuiCol_Text, fit_color(Fit::above_target));
     ImGui::PushTextWrapPos(0);
     for (const auto& wmsg : b.warnings) ImGui::Text("warning: %s", wmsg.c_str());
@@ -244,13 +273,10 @@ void GuiBill(AppState& st) {
         ImGui::Text("vLLM KV block pool: %s, room for %lld sequences of %lld tokens", gib(*b.kv_pool_bytes).c_str(),
                     static_cast<long long>(b.kv_pool_sequences.value_or(0)),
                     static_cast<long long>(st.results.scenario.prompt_len + st.results.scenario.gen_len));
-    const json& bj = st.results.bill_json;
-    if (bj.contains("rule_of_thumb_bytes") && bj["rule_of_thumb_bytes"].is_number_integer()) {
-        const std::int64_t rot = bj["rule_of_thumb_bytes"].get<std::int64_t>();
-        const double off = 100.0 * (static_cast<double>(rot) - static_cast<double>(b.device_bytes)) / static_cast<double>(b.device_bytes);
-        ImGui::Text("Rule of thumb: %s (%+.0f %% against this bill)", gib(rot).c_str(), off);
+    if (b.rule_of_thumb_bytes > 0) {
+        ImGui::TextUnformatted(rule_of_thumb_line(b).c_str());
         // Beside it when the formula fits the rest of the line; below it on a phone (it wrapped a letter a line).
-        const std::string formula = bj.value("rule_of_thumb_formula", std::string());
+        const std::string& formula = b.rule_of_thumb_formula;
         ImGui::SameLine();
         if (ImGui::CalcTextSize(formula.c_str()).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
         ImGui::TextDisabled("%s", formula.c_str());

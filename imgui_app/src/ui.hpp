@@ -76,6 +76,10 @@ void repr_answered(AppState& st, const nlohmann::json& answer);
 void checkpoint_answer(AppState& st, const std::string& report_json);
 std::string checkpoint_summary(const AppState& st);
 std::string serving_summary(const ServingMatrix& m);  // panel_serving.cpp: the grid as one line of text
+// Lines the page draws and its summary carries, so that a screen reader (or a test) reads what is shown:
+std::vector<std::string> fit_lines(const Results& r);    // panel_fit.cpp: the largest batch, the longest context
+std::string rule_of_thumb_line(const Bill& b);           // panel_results.cpp: "Rule of thumb: ..., +3 % against this bill"
+std::vector<std::string> speed_lines(const Results& r);  // panel_results.cpp: the time per step or token (images/s for a CNN)
 
 // Scenario-bound widgets. `ptr` is a JSON pointer into the scenario ("/micro_batch", "/lora/rank");
 // a key the user never set shows the value the estimator used (the framework's default).

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export async function interactionChecks({base, open, check, assert, out, waitSummary}) {
+export async function interactionChecks({base, open, check, assert, out, waitSummary, browser}) {
   const phone = [{width: 390, height: 844}, {deviceScaleFactor: 3, hasTouch: true, isMobile: true}];
   const page = p => ({
     rect: label => p.evaluate(l => window.vramcalcPage.rectOf(l), label),
@@ -44,6 +44,21 @@ export async function interactionChecks({base, open, check, assert, out, waitSum
         for (let y = y0 + step; step < 0 ? y >= y1 : y <= y1; y += step) await send('touchMove', [{x, y}]);
         if (hold) await p.waitForTimeout(hold);
         await send('touchEnd', []);
+      },
+      // The same drag with the events' own times set, as a phone's touch screen stamps them: one move every
+      // `every` ms, the lift `hold` ms after the last move. The page reads the fling's speed from these
+      // stamps (event.timeStamp), so a busy machine that delivers the events late cannot change it.
+      async timedDrag(x, y0, y1, {px = 20, every = 16, hold = 0} = {}) {
+        let at = await p.evaluate(() => (performance.timeOrigin + performance.now()) / 1000);  // CDP: seconds since 1970
+        const timed = (type, pts) => cdp.send('Input.dispatchTouchEvent', {type, touchPoints: pts, timestamp: at});
+        await timed('touchStart', [{x, y: y0}]);
+        const step = y1 < y0 ? -px : px;
+        for (let y = y0 + step; step < 0 ? y >= y1 : y <= y1; y += step) {
+          at += every / 1000;
+          await timed('touchMove', [{x, y}]);
+        }
+        at += Math.max(hold, every) / 1000;
+        await timed('touchEnd', []);
       },
     };
   }
@@ -99,15 +114,19 @@ export async function interactionChecks({base, open, check, assert, out, waitSum
     await onPhone('#v=1&model=llama-3.1-8b&method=lora', async (p, q, t) => {
       await p.waitForTimeout(300);
       const s0 = await q.scroll(200, 400);
-      // A quick 240 px swipe up, lifted while moving (moves of 60 px: the test's software-drawn 3x canvas takes
-      // about 130 ms per frame, so the events come that far apart; a phone sends one every 16 ms).
-      await t.drag(200, 700, 460, 0, 60);
+      // A quick 240 px swipe up, lifted while moving: moves of 20 px 16 ms apart by the events' own clock, as
+      // a phone sends them (0.94 px/ms), whenever the busy test machine gets round to delivering them.
+      await t.timedDrag(200, 700, 460, {px: 20, every: 16});
       const s1 = await q.scroll(200, 400);
-      await p.waitForTimeout(1200);
-      const s2 = await q.scroll(200, 400);
+      const s2 = await q.until(async () => {  // the glide ends (it decays with a time constant of 325 ms)
+        const a = await q.scroll(200, 400);
+        await p.waitForTimeout(300);
+        const b = await q.scroll(200, 400);
+        return a === b ? b : null;
+      }, v => v !== null, 'the content never came to rest');
       assert(s2 - s0 > 300, `a 240 px swipe scrolled ${s2 - s0} px in all (want a fling past the finger's 240)`);
       assert(s2 > s1, `nothing moved after the finger lifted (${s1} -> ${s2})`);
-      await t.drag(200, 700, 460, 400, 60);  // the same drag, held still before lifting
+      await t.timedDrag(200, 700, 460, {px: 20, every: 16, hold: 400});  // the same drag, held still 400 ms before lifting
       const h1 = await q.scroll(200, 400);
       await p.waitForTimeout(800);
       assert(Math.abs(await q.scroll(200, 400) - h1) < 1, 'a held finger flung');
@@ -231,5 +250,147 @@ export async function interactionChecks({base, open, check, assert, out, waitSum
     const qr = page(r);
     await qr.until(() => qr.rect('Memory curves###curves'), x => x !== null, 'the inference charts title is not "Memory curves"');
     await r.close();
+  });
+
+  // Issue 41 item 8: what the page says reads right. The page's summary (#summary, what a screen reader
+  // reads) carries the lines drawn under the verdict and in "Largest batch and context", so the checks read
+  // what a person sees; the screenshots show the same.
+  const shot = async (p, name) => fs.writeFileSync(path.join(out, name), await p.screenshot());
+  const summaryOf = p => p.$eval('#summary', el => el.textContent);
+
+  await check('wording: a link carries only the keys that apply (a vLLM link no method, lora, seq_len or sharding) and opens on the same bill', async () => {
+    // 2400 px tall: every control on screen.
+    const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora&lora.rank=16&seq_len=4096&sharding=zero2&micro_batch=2', {width: 1400, height: 2400});
+    const q = page(p);
+    await waitSummary(p, s => /GiB/.test(s));
+    // Switch to serving with vLLM as a person would: the Inference radio, then vllm in the Framework list.
+    await p.mouse.click(...centre(await q.until(() => q.rect('Inference'), r => r !== null, 'no Inference radio')));
+    await q.until(() => q.field('/workload'), w => w === 'infer', 'the Inference radio did not switch');
+    await p.mouse.click(...centre(await q.until(() => q.rect('Framework'), r => r !== null, 'no Framework list')));
+    await q.until(() => q.rect('popup'), r => r !== null, 'the Framework list did not open');
+    await p.keyboard.type('vllm');
+    await p.keyboard.press('Enter');
+    await q.until(() => q.field('/framework'), f => f === 'vllm', 'vllm was not picked');
+    const hash = await q.until(() => p.evaluate(() => location.hash), h => /framework=vllm/.test(h), 'the link did not follow');
+    for (const gone of ['method=', 'lora.', 'seq_len=', 'sharding=', 'micro_batch='])
+      assert(!hash.includes('&' + gone), `the vLLM link still carries ${gone}: ${hash}`);
+    assert(/&workload=infer/.test(hash) && /&model=llama-3.1-8b/.test(hash), 'the link lost what applies: ' + hash);
+    // The link opens on the same bill and the same answers.
+    const answers = await summaryOf(p);
+    const r = await open(base + hash, {width: 1400, height: 2400});
+    await waitSummary(r, s => s === answers);
+    assert(r.errors.length === 0 && p.errors.length === 0, 'console errors: ' + [...p.errors, ...r.errors].join(' | '));
+    await r.close();
+    await p.close();
+  });
+
+  await check('wording: the longest context stops at max_model_len (with a note) and the GPU table stops there too', async () => {
+    const p = await open(base + '#v=1&model=llama-3.1-8b&workload=infer&framework=vllm&max_model_len=8192', {width: 1400, height: 1400});
+    const s = await waitSummary(p, t => /Longest context/.test(t));
+    assert(/Longest context at batch \d+: 8192 tokens/.test(s), 'the longest context is not max_model_len: ' + s);
+    const api = await p.evaluate(async () => {
+      const v = await window.vramcalc.ready;
+      const sc = {model: 'llama-3.1-8b', workload: 'infer', framework: 'vllm', max_model_len: 8192};
+      return {notes: v.estimate(sc).notes || [], contexts: v.solveCatalog(sc).map(f => f.max_context),
+              gpt2: v.solveCatalog({model: 'gpt2', method: 'full'}).map(f => f.max_seq_len)};
+    });
+    assert(api.notes.some(n => n.startsWith('longest context capped at max_model_len 8192')), 'no note: ' + api.notes);
+    assert(Math.max(...api.contexts) === 8192, 'the catalog goes past max_model_len: ' + Math.max(...api.contexts));
+    assert(Math.max(...api.gpt2) === 1024, "the catalog's longest sequence goes past GPT-2's 1024 positions: " + Math.max(...api.gpt2));
+    await shot(p, 'screenshot-max-model-len.png');
+    await p.close();
+  });
+
+  await check('wording: the rule of thumb compares like with like under vLLM and ZeRO-3', async () => {
+    const p = await open(base + '#v=1&model=llama-3.1-8b&workload=infer&framework=vllm&gpu=h100-80gb', {width: 1400, height: 900});
+    let s = await waitSummary(p, t => /Rule of thumb/.test(t));
+    let m = s.match(/Rule of thumb: [\d.]+ GiB, ([+-]\d+) % against this bill without the KV blocks vLLM reserves beyond the batch/);
+    assert(m && Math.abs(+m[1]) <= 20, 'vLLM: ' + s);
+    await shot(p, 'screenshot-rule-of-thumb-vllm.png');
+    await p.close();
+    const z = await open(base + '#v=1&model=qwen2.5-7b&method=full&num_gpus=8&sharding=zero3', {width: 1400, height: 900});
+    s = await waitSummary(z, t => /Rule of thumb/.test(t));
+    m = s.match(/Rule of thumb: ([\d.]+) GiB, ([+-]\d+) % against this bill/);
+    // 16 B per parameter over 8 ranks (ZeRO paper Sec. 5), not the whole model's 16 B on each GPU.
+    assert(m && Math.abs(+m[1] - 14.19) < 0.05 && +m[2] < 0, 'ZeRO-3: ' + s);
+    await z.close();
+  });
+
+  await check('wording: counts say "none, not even 1" where nothing fits, never "0"', async () => {
+    const p = await open(base + '#v=1&model=llama-3.1-70b&workload=infer&gpu=rtx-3060-12gb', {width: 1400, height: 1100});
+    const s = await waitSummary(p, t => /Most concurrent/.test(t));
+    assert(/Most concurrent sequences on the .*: none, not even 1/.test(s), s);
+    assert(/Longest context at batch \d+: none fits/.test(s), s);
+    assert(!/: 0( |$|\n)/m.test(s), 'a count of 0: ' + s);
+    await shot(p, 'screenshot-none-fits.png');
+    await p.close();
+    // A model known only by its size has no batch or length to solve for: said so, not "0" or "none".
+    const c = await open(base + '#v=1&model.name=mine&model.parameters=7000000000', {width: 1400, height: 900});
+    const t = await waitSummary(c, x => /parameter count/.test(x));
+    assert(/No largest batch or longest sequence: a model known only by its parameter count/.test(t) && !/: 0( |$|\n)/m.test(t), t);
+    await c.close();
+  });
+
+  await check('wording: a CNN shows images and images/s, no sequence length', async () => {
+    const p = await open(base + '#v=1&model=resnet50&micro_batch=64', {width: 1400, height: 1400});
+    const q = page(p);
+    const s = await waitSummary(p, t => /images\/s/.test(t));
+    assert(!/tokens/.test(s), 'a CNN speaks of tokens: ' + s);
+    await q.until(() => q.rect('Micro-batch'), r => r !== null, 'no micro-batch field');
+    assert(await q.rect('Sequence length') === null, 'a CNN shows a sequence length');
+    assert(await q.rect('Dataset images') !== null, 'the dataset is not counted in images');
+    await shot(p, 'screenshot-cnn.png');
+    await p.close();
+  });
+
+  // A hover answer (the bar's tooltip) must not stay in an embedded frame once the pointer has left it: by
+  // moving out, by the host scrolling the frame away, by leaving the window, by a drag that ends outside.
+  await check('embed: a tooltip goes when the pointer leaves the frame', async () => {
+    const host = await browser.newPage({viewport: {width: 1000, height: 900}});
+    await host.goto(base + 'test-host.html');
+    const frame = await (await host.waitForSelector('#calc')).contentFrame();
+    await frame.waitForFunction(() => window.vramcalcPage && window.vramcalcPage.firstFrameMs !== null, null, {timeout: 20000});
+    await host.waitForTimeout(500);
+    const calc = host.locator('#calc');
+    const before = await calc.screenshot();
+    // The bill's bar under the verdict answers a hover with a tooltip (charts.cpp).
+    let shown = null;
+    for (const y of [350, 370, 390, 410, 430]) {
+      await host.mouse.move(100, y, {steps: 2});
+      await host.waitForTimeout(400);
+      const now = await calc.screenshot();
+      if (!now.equals(before)) { shown = y; break; }
+    }
+    fs.writeFileSync(path.join(out, 'screenshot-embed-tooltip.png'), await host.screenshot());
+    assert(shown !== null, 'no hover answer found over the embed');
+    // The host page scrolls the frame away from under a still pointer, and back.
+    await host.evaluate(() => window.scrollTo(0, 700));
+    await host.waitForTimeout(600);
+    await host.evaluate(() => window.scrollTo(0, 0));
+    await host.waitForTimeout(600);
+    fs.writeFileSync(path.join(out, 'screenshot-embed-scrolled.png'), await host.screenshot());
+    const scrolledAway = (await calc.screenshot()).equals(before);
+    await host.mouse.move(100, shown, {steps: 1});
+    await host.waitForTimeout(400);
+    await host.mouse.move(100, 150, {steps: 1});  // out of the frame, up into the host's text
+    await host.waitForTimeout(800);
+    fs.writeFileSync(path.join(out, 'screenshot-embed-left.png'), await host.screenshot());
+    const movedAway = (await calc.screenshot()).equals(before);
+    await host.mouse.move(100, shown, {steps: 1});
+    await host.waitForTimeout(400);
+    await host.mouse.move(-5, -5, {steps: 1});  // out of the window
+    await host.waitForTimeout(800);
+    const outOfWindow = (await calc.screenshot()).equals(before);
+    await host.mouse.move(100, shown, {steps: 1});
+    await host.waitForTimeout(400);
+    await host.mouse.down();
+    await host.mouse.move(100, 150, {steps: 3});
+    await host.mouse.up();
+    await host.waitForTimeout(800);
+    fs.writeFileSync(path.join(out, 'screenshot-embed-dragged-out.png'), await host.screenshot());
+    const draggedOut = (await calc.screenshot()).equals(before);
+    const stale = Object.entries({scrolledAway, movedAway, outOfWindow, draggedOut}).filter(([, gone]) => !gone).map(([k]) => k);
+    assert(stale.length === 0, 'the frame still shows the hover answer after the pointer left: ' + stale.join(', '));
+    await host.close();
   });
 }

@@ -848,7 +848,7 @@ await check('a print(model) pasted into the layer-stack editor is converted by t
   await p.close();
 });
 
-await interactionChecks({base, open, check, assert, out, waitSummary});
+await interactionChecks({base, open, check, assert, out, waitSummary, browser});
 
 if (args.measure) {
   const pageFiles = ['index.html', 'page.js', 'vramcalc.js', 'vramcalc.wasm'];

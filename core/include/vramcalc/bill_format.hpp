@@ -31,6 +31,17 @@ std::string verdict_sentence(const Bill& b);
 // Empty when the bill has no max_micro_batch.
 std::string max_micro_batch_text(const Bill& b);
 
+// A count the solvers found, said plainly: "8", or "none, not even 1" for 0 (never "largest batch 0").
+std::string count_text(std::int64_t n);
+
+// The part of the bill the rule of thumb speaks for (Bill::rule_of_thumb_bytes): device_bytes, less the KV
+// blocks of vLLM's pool beyond the sequences the batch asks for (the rule's 20 % covers those; the pool
+// fills gpu_memory_utilization whatever the batch).
+std::int64_t rule_of_thumb_basis_bytes(const Bill& b);
+// "+12 % against this bill" (or "... against this bill without vLLM's unused KV blocks"), or "" when the bill has
+// no rule of thumb.
+std::string rule_of_thumb_comparison(const Bill& b);
+
 // Text made safe for one Markdown table cell: '|' escaped, line breaks as spaces.
 std::string markdown_cell(const std::string& text);
 

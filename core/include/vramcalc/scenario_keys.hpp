@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "vramcalc/scenario.hpp"
 
 namespace vramcalc {
@@ -73,6 +75,17 @@ KeyRange key_range(std::string_view name);
 
 // Whether the estimate of `s` reads `k` (its workload, framework, method and weight format match).
 bool applies_to(const ScenarioKey& k, const Scenario& s);
+
+// Whether the estimate of `s` (its bill and its solvers) reads `k`: applies_to, and the training rows
+// inference reads too (tp, pp, cp, ep, attention), the method rows in an RLHF run (its roles have methods
+// of their own), and group_size in training (a GPTQ/AWQ base).
+bool read_by_estimate(const ScenarioKey& k, const Scenario& s);
+
+// The scenario JSON `doc`, which reads as `s`, without the top-level keys of the table that s's estimate
+// does not read (a vLLM scenario's method, lora, seq_len, sharding): what a link carries. Reading the result
+// gives the same bill, less the warnings that name the keys it left out. Unknown keys and the record's keys
+// (model_hub_id, extra) stay.
+nlohmann::json applicable_keys(const nlohmann::json& doc, const Scenario& s);
 
 // The frameworks whose memory the estimator models for workload `w` (for framework choosers).
 std::vector<std::string> frameworks_for(Workload w);

@@ -9,6 +9,7 @@
 #include "assembly/training.hpp"
 #include "bill/rule_of_thumb.hpp"
 #include "inference/inference.hpp"
+#include "inference/placement.hpp"
 #include "runtime/runtime.hpp"
 
 namespace vramcalc::detail {
@@ -41,7 +42,9 @@ Bill peak_bill(const Scenario& asked) {
     b.active_parameters = p.active;
     b.gpu = s.gpu;
     b.target_utilization = s.target_utilization;
-    detail::rule_of_thumb(s, b);
+    // Inference splits the weights over the engine's tensor x pipeline degrees (placement.cpp).
+    const detail::Split split = s.workload == Workload::infer ? detail::split_of(s) : detail::Split{};
+    detail::rule_of_thumb(s, b, split.tp * split.pp);
     if (s.workload == Workload::infer) {  // engines place weights and KV per GPU and close the bill themselves
         detail::inference(s, b);
         if (b.needed_bytes == 0) b.needed_bytes = b.device_bytes;  // engines without an allocator replay

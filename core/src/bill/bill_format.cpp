@@ -1,5 +1,6 @@
 #include "vramcalc/bill_format.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "vramcalc/units.hpp"
@@ -98,8 +99,7 @@ std::string verdict_sentence(const Bill& b) {
 
 std::string max_micro_batch_text(const Bill& b) {
     if (!b.max_micro_batch) return "";
-    auto count = [](std::int64_t n) { return n > 0 ? std::to_string(n) : std::string("none, not even 1"); };
-    std::string out = count(*b.max_micro_batch);
+    std::string out = count_text(*b.max_micro_batch);
     if (b.max_micro_batch_checkpointing.empty()) return out;
     const std::string& ck = b.max_micro_batch_checkpointing;
     out += " (seq_len " + std::to_string(b.max_micro_batch_seq_len) + ", " + (ck == "none" ? "no" : ck) + " checkpointing";
@@ -107,6 +107,25 @@ std::string max_micro_batch_text(const Bill& b) {
         out += "; " + (*b.max_micro_batch_full_checkpointing > 0 ? std::to_string(*b.max_micro_batch_full_checkpointing) : "not even 1") +
                " with full checkpointing";
     return out + ")";
+}
+
+std::string count_text(std::int64_t n) { return n > 0 ? std::to_string(n) : std::string("none, not even 1"); }
+
+std::int64_t rule_of_thumb_basis_bytes(const Bill& b) {
+    if (!b.serving_budget || !b.kv_pool_bytes || b.kv_pool_sequences.value_or(0) <= 0) return b.device_bytes;
+    const double used = std::min(1.0, static_cast<double>(std::max<std::int64_t>(1, b.serving_budget->requested_sequences)) /
+                                          static_cast<double>(*b.kv_pool_sequences));
+    return b.device_bytes - static_cast<std::int64_t>(static_cast<double>(*b.kv_pool_bytes) * (1.0 - used));
+}
+
+std::string rule_of_thumb_comparison(const Bill& b) {
+    const std::int64_t basis = rule_of_thumb_basis_bytes(b);
+    if (b.rule_of_thumb_bytes <= 0 || basis <= 0) return "";
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%+.0f %%", 100.0 * (static_cast<double>(b.rule_of_thumb_bytes) - static_cast<double>(basis)) /
+                                                 static_cast<double>(basis));
+    return std::string(buf) + (basis != b.device_bytes ? " against this bill without the KV blocks vLLM reserves beyond the batch"
+                                                       : " against this bill");
 }
 
 std::string markdown_cell(const std::string& text) {
@@ -150,7 +169,7 @@ std::string bill_to_markdown(const Bill& b) {
     out += "| device (nvidia-smi) | " + gib3(b.device_bytes) + " | " + std::to_string(b.device_bytes) + " |\n";
     if (b.cpu_bytes > 0) out += "| host (CPU) | " + gib3(b.cpu_bytes) + " | " + std::to_string(b.cpu_bytes) + " |\n";
     if (b.max_micro_batch) out += "\nLargest micro-batch that fits: " + max_micro_batch_text(b) + "\n";
-    if (b.max_batch) out += "\nLargest batch that fits: " + std::to_string(*b.max_batch) + "\n";
+    if (b.max_batch) out += "\nLargest batch that fits: " + count_text(*b.max_batch) + "\n";
     if (b.max_seq_len) out += "\nLongest sequence at this micro-batch: " + std::to_string(*b.max_seq_len) + " tokens\n";
     for (const auto& w : b.warnings) out += "\n> warning: " + markdown_cell(w) + "\n";
     return out;

@@ -125,6 +125,33 @@ bool applies_to(const ScenarioKey& k, const Scenario& s) {
     return true;
 }
 
+bool read_by_estimate(const ScenarioKey& k, const Scenario& s) {
+    if (applies_to(k, s)) return true;
+    // Training rows that inference reads as well: the tensor / pipeline split (inference/placement.cpp), the
+    // degrees the reader checks against num_gpus (cp, ep: read.cpp) and the attention kernel (transformers'
+    // eager scores, llama.cpp's flash attention).
+    if (s.workload == Workload::infer && k.workload == KeyWorkload::train && k.methods.empty())
+        for (std::string_view name : {"tp", "pp", "cp", "ep", "attention"})
+            if (k.name == name) return true;
+    // RLHF roles train with methods of their own (a LoRA critic reads the lora row): the method rows stay.
+    if (s.workload == Workload::train && s.rlhf.algorithm != RlhfAlgorithm::none && !k.methods.empty()) return true;
+    // The one inference row a training run reads: group_size sizes a GPTQ/AWQ-quantised base
+    // (training/model_states.cpp).
+    return s.workload == Workload::train && k.name == "group_size";
+}
+
+nlohmann::json applicable_keys(const nlohmann::json& doc, const Scenario& s) {
+    if (!doc.is_object()) return doc;
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [name, value] : doc.items()) {
+        const ScenarioKey* k = find_scenario_key(name);
+        // Unknown keys stay (the reader names them); so do the record's keys (model_hub_id, extra).
+        if (k && k->read && k->name.find('.') == std::string_view::npos && !read_by_estimate(*k, s)) continue;
+        out[name] = value;
+    }
+    return out;
+}
+
 std::vector<std::string> frameworks_for(Workload w) {
     // Training: PyTorch stacks (training_step.cpp, recipes.cpp); inference: the engines inference.cpp models.
     if (w == Workload::train) return {"hf", "torchtune", "litgpt", "deepspeed", "megatron", "unsloth", "torchtitan"};

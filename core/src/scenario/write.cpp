@@ -127,6 +127,7 @@ nlohmann::json bill_to_json(const Bill& b) {
                                {"requested_sequences", sb->requested_sequences}, {"starts", sb->starts}};
     j["rule_of_thumb_bytes"] = b.rule_of_thumb_bytes;
     j["rule_of_thumb_formula"] = b.rule_of_thumb_formula;
+    j["rule_of_thumb_basis_bytes"] = rule_of_thumb_basis_bytes(b);  // what the rule is compared with
     j["warnings"] = b.warnings;
     if (!b.notes.empty()) j["notes"] = b.notes;
     if (b.speed) j["speed"] = speed_to_json(*b.speed);

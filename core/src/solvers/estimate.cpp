@@ -2,6 +2,7 @@
 // contradiction warnings, the max-batch / max-context solvers and the speed.
 #include "vramcalc/estimate.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "assembly/peak.hpp"
@@ -39,7 +40,8 @@ Bill estimate(const Scenario& s) {
             b.warnings.push_back("byte counts saturated at 2^56 B (64 PiB): the sizes are absurd and the real figure is larger");
             break;
         }
-    // The longest context memory allows, capped at what the model was trained for (max_position_embeddings).
+    // The longest sequence memory allows, capped at what the model was trained for (max_position_embeddings);
+    // inference caps its context in inference_limits (context_cap).
     auto capped = [&](std::int64_t len, const char* what) {
         const std::int64_t limit = s.model.max_positions;
         if (limit <= 0 || len <= limit) return len;
@@ -51,7 +53,15 @@ Bill estimate(const Scenario& s) {
         const detail::InferenceLimits lim = detail::inference_limits(s);
         if (!s.model.count_only) {
             b.max_batch = b.max_concurrent_sequences = lim.max_concurrent_sequences;
-            if (!s.model.stack) b.max_context = capped(lim.max_context, "longest context");
+            if (!s.model.stack) b.max_context = lim.max_context;
+            if (const detail::ContextCap cap = detail::context_cap(s); !s.model.stack && lim.memory_context > lim.max_context) {
+                // Raising max_model_len helps up to the model's own limit (vLLM refuses more: checks.cpp).
+                const std::int64_t room = s.model.max_positions > 0 ? std::min(lim.memory_context, s.model.max_positions) : lim.memory_context;
+                const bool raise = std::string(cap.name) == "max_model_len" && room > cap.tokens;
+                b.notes.push_back("longest context capped at " + std::string(cap.name) + " " + std::to_string(cap.tokens) +
+                                  " (memory alone would allow " + std::to_string(lim.memory_context) + " tokens" +
+                                  (raise ? "; a larger max_model_len, up to " + std::to_string(room) + ", serves longer requests)" : ")"));
+            }
         }
         detail::estimate_speed(s, b);
         return b;

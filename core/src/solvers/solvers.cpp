@@ -70,13 +70,22 @@ std::int64_t max_concurrent_sequences(const Scenario& base) {
     return largest_serving(base, 1 << 16, [](Scenario& t, std::int64_t n) { t.batch = n; });
 }
 
+ContextCap context_cap(const Scenario& s) {
+    // vLLM refuses a request longer than max_model_len ("This model's maximum context length is ...",
+    // vllm/v1/engine/processor.py); torchtune's generation stops its KV cache at max_seq_len.
+    if ((s.framework == Framework::vllm || s.framework == Framework::torchtune) && s.max_model_len > 0 && s.workload == Workload::infer)
+        return {s.max_model_len, "max_model_len"};
+    if (s.model.max_positions > 0) return {s.model.max_positions, "the model's max_position_embeddings"};
+    return {};
+}
+
 InferenceLimits inference_limits(const Scenario& base) {
     InferenceLimits r;
     if (base.model.count_only) return r;
     r.max_concurrent_sequences = max_concurrent_sequences(base);
     if (base.model.stack) return r;  // a fixed input shape: no context to solve for
     if (base.framework == Framework::llamacpp) {
-        r.max_context = largest_serving(base, std::int64_t{1} << 24, [](Scenario& t, std::int64_t n) {
+        r.memory_context = largest_serving(base, std::int64_t{1} << 24, [](Scenario& t, std::int64_t n) {
             t.n_ctx = n;
             t.prompt_len = std::max<std::int64_t>(0, n - t.gen_len);
         });
@@ -85,8 +94,10 @@ InferenceLimits inference_limits(const Scenario& base) {
             t.prompt_len = v;
             if (t.max_model_len > 0) t.max_model_len = std::max(t.max_model_len, v + t.gen_len);
         });
-        r.max_context = n > 0 ? n + base.gen_len : 0;
+        r.memory_context = n > 0 ? n + base.gen_len : 0;
     }
+    const ContextCap cap = context_cap(base);
+    r.max_context = cap.tokens > 0 ? std::min(r.memory_context, cap.tokens) : r.memory_context;
     return r;
 }
 
@@ -152,14 +163,16 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
             f.max_context = lim.max_context;
             continue;
         }
+        // The longest sequence, as the bill's: no longer than the model was trained for (estimate.cpp).
+        const std::int64_t positions = s.model.max_positions > 0 ? s.model.max_positions : len_cap;
         if (!shared) {
             f.max_batch = solve_max_batch(s, batch_cap);
-            if (!s.model.count_only && !s.model.stack) f.max_seq_len = solve_max_seq_len(s, len_cap);
+            if (!s.model.count_only && !s.model.stack) f.max_seq_len = std::min(solve_max_seq_len(s, len_cap), positions);
             continue;
         }
         const double budget = room(g);
         f.max_batch = by_batch.largest_within(budget, batch_cap);
-        if (!s.model.count_only && !s.model.stack) f.max_seq_len = by_len.largest_within(budget, len_cap);
+        if (!s.model.count_only && !s.model.stack) f.max_seq_len = std::min(by_len.largest_within(budget, len_cap), positions);
     }
     return out;
 }
