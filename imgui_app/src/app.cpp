@@ -8,6 +8,7 @@
 #include "vramcalc/scenario_json.hpp"
 #include "vramcalc/scenario_keys.hpp"
 #include "vramcalc/url_state.hpp"
+#include "vramcalc/json_text.hpp"
 
 namespace vramcalc::ui {
 
@@ -24,7 +25,7 @@ App::App(const Catalog& catalog, Platform& platform) {
     st_.scenario = default_scenario();
     const std::string saved = platform.load_setting("scenario");
     if (!saved.empty()) {
-        json j = json::parse(std::string_view(saved), nullptr, false);
+        json j = parse_json_or_discarded(saved);
         if (j.is_object() && j.contains("model")) st_.scenario = std::move(j);
     }
     const std::string base = platform.load_setting("hub_base");
@@ -113,7 +114,7 @@ void App::on_fetched(bool ok, const std::string& url, const std::string& body, c
 void App::on_checkpoint(const std::string& report_json) { checkpoint_answer(st_, report_json); }
 
 void App::on_imported(const std::string& name, const std::string& result_json) {
-    const json r = json::parse(std::string_view(result_json), nullptr, false);
+    const json r = parse_json_or_discarded(result_json);
     if (r.is_discarded()) {
         set_status(st_, name + ": the importer's answer was not JSON", true);
         return;
@@ -122,7 +123,7 @@ void App::on_imported(const std::string& name, const std::string& result_json) {
 }
 
 void App::on_repr(const std::string& answer_json) {
-    repr_answered(st_, json::parse(std::string_view(answer_json), nullptr, false));
+    repr_answered(st_, parse_json_or_discarded(answer_json));
 }
 
 void App::update() {

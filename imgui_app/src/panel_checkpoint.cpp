@@ -10,6 +10,7 @@
 #include "grid.hpp"
 #include "ui.hpp"
 #include "vramcalc/units.hpp"
+#include "vramcalc/json_text.hpp"
 
 namespace vramcalc::ui {
 
@@ -46,7 +47,7 @@ void start(AppState& st) {
 
 void checkpoint_answer(AppState& st, const std::string& report_json) {
     CheckpointRead& c = st.checkpoint;
-    json r = json::parse(std::string_view(report_json), nullptr, false);
+    json r = parse_json_or_discarded(report_json);
     if (!r.is_object()) return;
     c.state = std::move(r);
     if (c.busy()) return;

@@ -3,6 +3,7 @@
 // preset or the inline stack in use; "Use this stack" puts it in the scenario, whose reader reports a bad
 // stack with the layer and the shapes.
 #include "ui.hpp"
+#include "vramcalc/json_text.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -75,7 +76,7 @@ void GuiLayerStack(AppState& st) {
     const bool preset_stack = preset && preset->spec.stack;
     const bool inline_stack = model.is_object() && model.contains("layers");
     if ((preset_stack || inline_stack) && ImGui::Button(preset_stack ? "Edit the chosen preset's layers" : "Edit the stack in use"))
-        st.stack_text = (preset_stack ? json::parse(std::string_view(preset->config_json)) : model).dump(1);
+        st.stack_text = (preset_stack ? parse_json_or_discarded(preset->config_json) : model).dump(1);
     ImGui::TextDisabled("{\"input\": [3, 224, 224], \"layers\": [{\"type\": \"conv2d\", \"out_channels\": 64, ...}, ...]}");
     ImGui::InputTextMultiline("##stack", &st.stack_text, ImVec2(-1, fs * 10));
     if (ImGui::Button("Use this stack")) {

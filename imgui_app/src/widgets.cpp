@@ -8,6 +8,7 @@
 #include "ui.hpp"
 #include "vramcalc/scenario_json.hpp"
 #include "vramcalc/scenario_keys.hpp"
+#include "vramcalc/json_text.hpp"
 
 #include <imgui_internal.h>  // SetFocusID (a combo's type-ahead)
 
@@ -74,7 +75,7 @@ json current(const AppState& st, const std::string& ptr) {
     // A key the writer leaves out at its default (adamw_impl): that default, not a blank.
     if (!st.results.ok) return nullptr;
     const std::string d = scenario_key_default(key_of(ptr), st.results.scenario.framework, st.results.scenario.workload);
-    return d.empty() ? json() : json::parse(d, nullptr, false);
+    return d.empty() ? json() : parse_json_or_discarded(d);
 }
 
 void set(AppState& st, const std::string& ptr, json value) {

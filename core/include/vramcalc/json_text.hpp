@@ -28,6 +28,13 @@ int json_nesting_depth(std::string_view text);
 // keeps the last silently; the URL decoder already refuses duplicates).
 std::optional<nlohmann::json> parse_json_text(std::string_view text, std::string& why);
 
+// The value of JSON text, or a discarded value (is_discarded()) where the text is not JSON: what
+// json::parse(text, nullptr, false) gives, for text the program wrote itself or already checked (presets,
+// the answers of the page's modules, its saved state). That call also instantiates nlohmann's callback
+// parser beside the plain one, for a callback it is never given (with the std::string lexer the UI also
+// instantiated, 3.6 KB gzip of the page).
+nlohmann::json parse_json_or_discarded(std::string_view text);
+
 // Problems as the JSON every front end answers with: [{"field", "message"}, ...].
 nlohmann::json problems_to_json(const Problems& problems);
 

@@ -7,6 +7,7 @@
 #include "io/json_reader.hpp"
 #include "vramcalc/hf_config.hpp"
 #include "vramcalc/layer_stack.hpp"
+#include "vramcalc/json_text.hpp"
 
 namespace vramcalc {
 
@@ -107,7 +108,7 @@ Result<Catalog> Catalog::parse(const std::vector<std::string_view>& model_files,
     Catalog cat;
     std::set<std::string> ids;
     for (std::size_t i = 0; i < model_files.size(); ++i) {
-        json j = json::parse(model_files[i].begin(), model_files[i].end(), nullptr, false);
+        json j = parse_json_or_discarded(model_files[i]);
         const std::string where = "presets.models[" + std::to_string(i) + "]";
         if (j.is_discarded() || !j.is_object()) {
             out.errors.push_back({where, "not a JSON object"});
@@ -141,7 +142,7 @@ Result<Catalog> Catalog::parse(const std::vector<std::string_view>& model_files,
         cat.models_.push_back(std::move(p));
     }
 
-    json g = json::parse(gpus_json.begin(), gpus_json.end(), nullptr, false);
+    json g = parse_json_or_discarded(gpus_json);
     if (g.is_discarded() || !g.is_object() || !g.contains("gpus") || !g["gpus"].is_array()) {
         out.errors.push_back({"presets.gpus", "expected {\"gpus\": [...]}"});
     } else {

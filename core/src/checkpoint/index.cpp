@@ -5,6 +5,7 @@
 #include <string>
 
 #include "vramcalc/checkpoint.hpp"
+#include "vramcalc/json_text.hpp"
 
 namespace vramcalc {
 namespace {
@@ -31,7 +32,7 @@ std::string shard_name_error(const std::string& f) {
 
 Result<SafetensorsIndex> read_safetensors_index(std::string_view text) {
     Result<SafetensorsIndex> r;
-    const auto j = nlohmann::json::parse(text, nullptr, false);
+    const auto j = parse_json_or_discarded(text);
     if (j.is_discarded() || !j.is_object()) {
         r.errors.push_back({"index", "not a JSON object (expected model.safetensors.index.json)"});
         return r;

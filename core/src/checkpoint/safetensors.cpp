@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "checkpoint/readers.hpp"
+#include "vramcalc/json_text.hpp"
 
 namespace vramcalc::detail {
 namespace {
@@ -71,7 +72,7 @@ Result<CheckpointSummary> read_safetensors_header(std::string_view bytes) {
     if (bytes.size() < 8 + n)
         return fail("", "header is " + std::to_string(n) + " bytes but only " + std::to_string(bytes.size() - 8) +
                             " were read: read the first " + std::to_string(8 + n) + " bytes of the file");
-    const auto j = nlohmann::json::parse(bytes.substr(8, n), nullptr, false);
+    const auto j = parse_json_or_discarded(bytes.substr(8, n));
     if (j.is_discarded() || !j.is_object()) return fail("", "the safetensors header is not a JSON object");
     CheckpointSummary s;
     s.format = "safetensors";

@@ -139,6 +139,14 @@ std::string_view python_literals_as_null(std::string_view text, std::string& cop
 
 }  // namespace
 
+nlohmann::json parse_json_or_discarded(std::string_view text) {
+    nlohmann::json j;
+    nlohmann::detail::json_sax_dom_parser<nlohmann::json> dom(j, false);  // as parse() builds it
+    if (!nlohmann::json::sax_parse(text.begin(), text.end(), &dom) || dom.is_errored())
+        j = nlohmann::json(nlohmann::json::value_t::discarded);
+    return j;
+}
+
 std::optional<nlohmann::json> parse_json_text(std::string_view text, std::string& why) {
     if (text.size() > kMaxInputBytes) {
         why = "the text is " + std::to_string(text.size()) + " bytes, allowed: at most " +

@@ -6,6 +6,7 @@
 // functional calls (`torch.flatten` in forward: a flatten is inserted before a linear that follows a
 // pooling or conv), and modules with no layer type here.
 #include "vramcalc/torch_repr.hpp"
+#include "vramcalc/json_text.hpp"
 
 #include <cctype>
 #include <map>
@@ -38,18 +39,18 @@ std::optional<json> value_of(const std::string& v) {
         std::string cur;
         for (char c : v.substr(1, v.size() - 2)) {
             if (c == ',') {
-                if (!trim(cur).empty()) a.push_back(json::parse(std::string_view(trim(cur)), nullptr, false));
+                if (!trim(cur).empty()) a.push_back(parse_json_or_discarded(trim(cur)));
                 cur.clear();
             } else {
                 cur += c;
             }
         }
-        if (!trim(cur).empty()) a.push_back(json::parse(std::string_view(trim(cur)), nullptr, false));
+        if (!trim(cur).empty()) a.push_back(parse_json_or_discarded(trim(cur)));
         for (const auto& x : a)
             if (x.is_discarded()) return std::nullopt;
         return a;
     }
-    json n = json::parse(std::string_view(v), nullptr, false);
+    json n = parse_json_or_discarded(v);
     if (n.is_discarded() || !n.is_number()) return json(v);  // an unquoted word (approximate=none, mode=row)
     return n;
 }

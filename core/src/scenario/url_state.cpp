@@ -221,7 +221,7 @@ std::string scalar_text(const json& v) {
         case json::value_t::string: {
             std::string s = v.get<std::string>();
             // Invalid UTF-8 cannot appear in a decoded link; replace it as nlohmann's dump does.
-            if (!valid_utf8(s)) s = json::parse(std::string_view(dump_compact(v)), nullptr, false).get<std::string>();
+            if (!valid_utf8(s)) s = parse_json_or_discarded(dump_compact(v)).get<std::string>();
             return needs_quote(s) ? "'" + s : s;
         }
         case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
@@ -316,7 +316,7 @@ public:
         if (t == "false") return json(false);
         if (t == "null") return json(nullptr);
         if (is_json_number(t)) {
-            json n = json::parse(std::string_view(t), nullptr, false);
+            json n = parse_json_or_discarded(t);
             if (n.is_discarded() || !n.is_number()) {
                 error(field, "number " + shown(t) + " is out of range");
                 return std::nullopt;

@@ -6,13 +6,14 @@
 #include "vramcalc/bill_format.hpp"
 #include "rows.hpp"
 #include "vramcalc/scenario_json.hpp"
+#include "vramcalc/json_text.hpp"
 
 namespace vramcalc {
 namespace detail {
 
 json model_json(const ModelSpec& m, const std::string& ref, const std::string& config) {
     if (ref == "inline" && !config.empty()) {
-        json j = json::parse(std::string_view(config), nullptr, false);
+        json j = parse_json_or_discarded(config);
         if (!j.is_discarded()) return j;
     }
     if (ref == "parameters") return {{"name", m.name}, {"parameters", m.declared_parameters}};
