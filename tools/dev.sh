@@ -150,9 +150,12 @@ sanitizer_tests() {
   say "sanitizer build (ASan + UBSan) and tests"
   cmake -S "$ROOT" -B "$ROOT/build/asan" -G Ninja -C "$ROOT/cmake/sanitizers.cmake" >/dev/null || return 1
   cmake --build "$ROOT/build/asan" -j "$JOBS" || return 1
-  ASAN_OPTIONS=detect_leaks=1 ctest --test-dir "$ROOT/build/asan" --output-on-failure -j "$JOBS" || return 1
-  say "fuzz targets, ${VRAMCALC_FUZZ_SECONDS:-12} s each"
-  bash "$ROOT/tools/fuzz.sh" "${VRAMCALC_FUZZ_SECONDS:-12}"
+  # The docs check compares validate's Markdown with docs/validation.md byte for byte: the native stage does
+  # that; the validation code runs under the sanitizers in its own unit tests.
+  ASAN_OPTIONS=detect_leaks=1 ctest --test-dir "$ROOT/build/asan" --output-on-failure -j "$JOBS" \
+    -E '^docs: validation.md is current$' || return 1
+  say "fuzz targets, ${VRAMCALC_FUZZ_SECONDS:-8} s each"
+  bash "$ROOT/tools/fuzz.sh" "${VRAMCALC_FUZZ_SECONDS:-8}"
 }
 
 run_tests() {
