@@ -5,6 +5,8 @@
 //   inference: inference/inference.cpp (weights by format, KV cache, engine working memory)
 #include "assembly/peak.hpp"
 
+#include <optional>
+
 #include "assembly/rlhf.hpp"
 #include "assembly/training.hpp"
 #include "bill/rule_of_thumb.hpp"
@@ -19,13 +21,13 @@ namespace {
 // (from_pretrained dtype="auto", transformers PR #34919), so under the Trainer's AMP a LoRA's frozen base
 // stays in the checkpoint's 16 bits and only the fp32 adapters are "mixed": that is precision bf16 under
 // the Trainer's autocast (activations.hpp trainer_autocast). transformers 4 loaded an fp32 model.
-// A full fine-tune keeps the precision it names (*-mixed: the user passed dtype=torch.float32; checks.cpp
-// warns where that is unlikely).
-Scenario as_loaded(const Scenario& s) {
+// A full fine-tune keeps the precision it names (*-mixed: the user passed dtype=torch.float32).
+// Nothing where the scenario already says how the model is loaded (most calls: no copy on the solvers' path).
+std::optional<Scenario> as_loaded(const Scenario& s) {
     const bool mixed = s.precision == Precision::bf16_mixed || s.precision == Precision::fp16_mixed;
     if (s.workload != Workload::train || s.framework != Framework::hf || s.transformers < 5 || s.method != Method::lora ||
         !mixed || s.model.checkpoint_dtype_bytes != 2)
-        return s;
+        return std::nullopt;
     Scenario t = s;
     t.precision = s.precision == Precision::bf16_mixed ? Precision::bf16 : Precision::fp16;
     return t;
@@ -34,7 +36,8 @@ Scenario as_loaded(const Scenario& s) {
 }  // namespace
 
 Bill peak_bill(const Scenario& asked) {
-    const Scenario s = as_loaded(asked);
+    const std::optional<Scenario> loaded = as_loaded(asked);
+    const Scenario& s = loaded ? *loaded : asked;
     Bill b;
     const ParamBreakdown p = count_parameters(s.model);
     b.model_name = s.model.name;

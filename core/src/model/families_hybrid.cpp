@@ -5,7 +5,11 @@
 // hybrid_override_pattern names each block's mixer: 'M' Mamba-2, '*' attention (GQA, no positional encoding),
 // 'E' MoE (routed ReLU^2 experts + a shared expert), '-' a ReLU^2 MLP. Every block is an RMSNorm and its mixer;
 // the backbone ends in norm_f; lm_head is untied unless the config ties it.
+#include <algorithm>
+#include <initializer_list>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "model/inventory.hpp"
 
@@ -122,6 +126,26 @@ void nemotron_h(ModelSpec& m, FieldReader& r, Inventory& inv) {
     inv.lm_head(m.vocab, m.hidden);
 }
 
+// A layer_types list read into HybridSpec blocks, one per layer, each name mapped to its block kind; false (with
+// the error on layer_types) for a missing list, one of the wrong length or an entry no name matches.
+bool block_pattern(const json* v, i64 L, std::initializer_list<std::pair<std::string_view, char>> kinds,
+                   const std::string& length_note, const char* neither, FieldReader& r, std::string& pattern) {
+    if (!v || !v->is_array() || static_cast<i64>(v->size()) != L) {
+        r.error("layer_types", "expected one entry per layer (" + std::to_string(L) + ")" + length_note);
+        return false;
+    }
+    for (const auto& e : *v) {
+        const std::string t = e.is_string() ? e.get<std::string>() : "";
+        const auto k = std::find_if(kinds.begin(), kinds.end(), [&](const auto& kind) { return kind.first == t; });
+        if (k == kinds.end()) {
+            r.error("layer_types", "entry " + describe(e) + " is neither " + neither);
+            return false;
+        }
+        pattern += k->second;
+    }
+    return true;
+}
+
 // ---- LFM2 (Lfm2ForCausalLM), transformers models/lfm2/modular_lfm2.py @02f41779 ----
 // layer_types (or full_attn_idxs) names each layer "conv" (Lfm2ShortConv) or "full_attention" (Lfm2Attention:
 // q/k/v/out_proj without bias, q_layernorm / k_layernorm over head_dim). Lfm2ShortConv: in_proj (conv_dim ->
@@ -137,19 +161,8 @@ void lfm2(ModelSpec& m, FieldReader& r, Inventory& inv) {
     const i64 L = m.layers;
     y.pattern.clear();
     if (const json* v = r.find({"layer_types"})) {
-        if (!v->is_array() || static_cast<i64>(v->size()) != L) {
-            r.error("layer_types", "expected one entry per layer (" + std::to_string(L) + ")");
+        if (!block_pattern(v, L, {{"conv", 'M'}, {"short_conv", 'M'}, {"full_attention", '*'}}, "", "conv nor full_attention", r, y.pattern))
             return;
-        }
-        for (const auto& e : *v) {
-            const std::string t = e.is_string() ? e.get<std::string>() : "";
-            if (t == "conv" || t == "short_conv") y.pattern += 'M';
-            else if (t == "full_attention") y.pattern += '*';
-            else {
-                r.error("layer_types", "entry " + describe(e) + " is neither conv nor full_attention");
-                return;
-            }
-        }
     } else if (const json* idx = r.find({"full_attn_idxs"})) {
         y.pattern.assign(static_cast<std::size_t>(L), 'M');
         if (!idx->is_array()) {
@@ -282,20 +295,9 @@ void granitemoehybrid(ModelSpec& m, FieldReader& r, Inventory& inv) {
     HybridSpec& y = m.hybrid;
     const i64 L = m.layers;
     y.pattern.clear();
-    const json* v = r.find({"layer_types", "layers_block_type"});
-    if (!v || !v->is_array() || static_cast<i64>(v->size()) != L) {
-        r.error("layer_types", "expected one entry per layer (" + std::to_string(L) + "), each \"mamba\" or \"attention\"");
+    if (!block_pattern(r.find({"layer_types", "layers_block_type"}), L, {{"mamba", 'M'}, {"attention", '*'}},
+                       ", each \"mamba\" or \"attention\"", "mamba nor attention", r, y.pattern))
         return;
-    }
-    for (const auto& e : *v) {
-        const std::string t = e.is_string() ? e.get<std::string>() : "";
-        if (t == "mamba") y.pattern += 'M';
-        else if (t == "attention") y.pattern += '*';
-        else {
-            r.error("layer_types", "entry " + describe(e) + " is neither mamba nor attention");
-            return;
-        }
-    }
     const i64 nM = y.blocks('M'), nA = y.blocks('*');
     y.ssm_heads = r.integer_or({"mamba_n_heads"}, 128, 1, kMaxWidth);
     const i64 inner = r.integer_or({"mamba_expand"}, 2, 1, 1024) * m.hidden;

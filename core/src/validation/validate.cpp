@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -263,8 +264,10 @@ double median(std::vector<double> v) {
 std::int64_t reference_release(const json& reference) {
     if (!reference.is_object() || !reference.contains("env") || !reference["env"].is_object()) return 4;
     const json& v = reference["env"].value("transformers", json());
-    if (!v.is_string() || v.get<std::string>().empty()) return 4;
-    return v.get<std::string>()[0] >= '5' ? 5 : 4;
+    if (!v.is_string()) return 4;
+    const std::string text = v.get<std::string>();  // "5.17.0": the major version before the first dot
+    const long major = std::strtol(text.c_str(), nullptr, 10);
+    return major >= 5 ? 5 : 4;
 }
 
 void pin_release(json& scenario, std::int64_t release) {
