@@ -140,6 +140,7 @@ build_wasm() {
   # No CLI in the wasm build: nothing runs it there (the native CLI is the one tested and shipped), and its
   # link-time-optimised link alone took 30 s of a 2-core CI run.
   emcmake cmake -S "$ROOT" -B "$BUILD_WASM" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVRAMCALC_BUILD_CLI=OFF \
+    -DVRAMCALC_NATIVE_CLI="$BUILD_NATIVE/cli/vramcalc" \
     -DVRAMCALC_IMGUI_DIR="$DEPS/imgui" >/dev/null || fail "wasm configure failed"
   cmake --build "$BUILD_WASM" -j "$JOBS" || fail "wasm build failed"
 }

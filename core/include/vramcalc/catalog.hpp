@@ -14,7 +14,7 @@ namespace vramcalc {
 
 struct ModelPreset {
     std::string id, name, hub_id, family, source;
-    std::string config_json;  // the config.json text (compact), for export and the page
+    std::string config_json;  // the config.json text (compact); a layer stack's JSON; empty in the page's presets (a spec)
     ModelSpec spec;
     ParamBreakdown params;
 };

@@ -5,7 +5,8 @@
 
 #include "catalog/catalog_gpu.hpp"
 #include "io/json_reader.hpp"
-#include "vramcalc/hf_config.hpp"
+#include "model/config_reader.hpp"
+#include "vramcalc/model_spec_json.hpp"
 #include "vramcalc/layer_stack.hpp"
 #include "vramcalc/json_text.hpp"
 
@@ -122,7 +123,10 @@ Result<Catalog> Catalog::parse(const std::vector<std::string_view>& model_files,
         p.family = r.string_or("family", "Other");
         p.source = r.string_or("source", "");
         const bool stack = is_layer_stack_json(j);
-        if (p.id.empty() || (!stack && !j.contains("config"))) {
+        // The page's presets carry the spec the native CLI read from their config.json at build time
+        // ("spec": model_spec_json.hpp, cmake/embed_presets_page.py) instead of the config itself.
+        const bool read_already = !stack && j.contains("spec");
+        if (p.id.empty() || (!stack && !read_already && !j.contains("config"))) {
             out.errors.push_back({where, "a model preset needs \"id\" and \"config\" (or \"input\" and \"layers\")"});
             continue;
         }
@@ -131,12 +135,12 @@ Result<Catalog> Catalog::parse(const std::vector<std::string_view>& model_files,
             if (auto sp = stack_preset(j, p, out.errors)) cat.models_.push_back(std::move(*sp));
             continue;
         }
-        auto spec = model_from_config(j["config"], p.name, "presets." + p.id + ".config");
+        auto spec = read_already ? model_spec_from_json(j["spec"]) : detail::read_model_config(j["config"], p.name, "presets." + p.id + ".config");
         if (!spec.ok()) {
             for (auto& e : spec.errors) out.errors.push_back(e);
             continue;
         }
-        p.config_json = j["config"].dump();
+        if (!read_already) p.config_json = j["config"].dump();
         p.spec = std::move(*spec.value);
         p.params = count_parameters(p.spec);
         cat.models_.push_back(std::move(p));

@@ -6,7 +6,7 @@
 #include "enums.hpp"
 #include "catalog/catalog_gpu.hpp"
 #include "rows.hpp"
-#include "vramcalc/hf_config.hpp"
+#include "model/config_reader.hpp"
 #include "vramcalc/json_text.hpp"
 #include "vramcalc/layer_stack.hpp"
 #include "vramcalc/scenario_json.hpp"
@@ -96,7 +96,7 @@ void read_model(ReadContext& c, const ScenarioKey&) {
         read_layer_stack(c, m);
         return;
     }
-    auto spec = model_from_config(m, "inline config.json", "model");
+    auto spec = read_model_config(m, "inline config.json", "model");
     for (auto& w : spec.warnings) c.out.warnings.push_back(w);
     if (!spec.ok()) {
         for (auto& e : spec.errors) c.out.errors.push_back(e);

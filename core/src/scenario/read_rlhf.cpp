@@ -4,7 +4,7 @@
 
 #include "enums.hpp"
 #include "rows.hpp"
-#include "vramcalc/hf_config.hpp"
+#include "model/config_reader.hpp"
 
 namespace vramcalc::detail {
 namespace {
@@ -18,7 +18,7 @@ void read_role_model(RlhfRole& role, const json& m, const std::string& path, Fie
         role.model_ref = m.get<std::string>();
         role.same_model = false;
     } else if (m.is_object()) {
-        auto spec = model_from_config(m, "inline config.json", path + ".model");
+        auto spec = read_model_config(m, "inline config.json", path + ".model");
         if (spec.ok()) {
             role.model = std::move(*spec.value);
             role.model_ref = "inline";
