@@ -7,6 +7,7 @@
 #include "test_data.hpp"
 #include "vramcalc/catalog.hpp"
 #include "vramcalc/estimate.hpp"
+#include "vramcalc/layer_stack.hpp"
 #include "vramcalc/model_spec_json.hpp"
 #include "vramcalc/presets.hpp"
 #include "vramcalc/scenario_json.hpp"
@@ -242,13 +243,22 @@ TEST_CASE("catalog: presets given as specs read as their config.json") {
     const auto& c = test::catalog();
     std::vector<std::string> files;
     for (const auto& m : c.models()) {
-        if (m.spec.stack) continue;
         const nlohmann::json spec = model_spec_to_json(m.spec);
         INFO(m.id);
         const auto back = model_spec_from_json(spec);
         REQUIRE(back.ok());
         CHECK(model_spec_to_json(*back) == spec);
         CHECK(count_parameters(*back).total == m.params.total);
+        if (m.spec.stack) {  // a layer stack as the page's model reader hands it over: each layer's figures
+            REQUIRE(back->stack);
+            CHECK(back->stack->layers.size() == m.spec.stack->layers.size());
+            auto sc = scenario_from_text(R"({"model": ")" + m.id + R"(", "method": "full", "micro_batch": 8})", c);
+            REQUIRE(sc.ok());
+            const std::string want = bill_to_json(estimate(*sc)).dump();
+            sc.value->model = *back;
+            CHECK(bill_to_json(estimate(*sc)).dump() == want);
+            continue;
+        }
         nlohmann::json preset = {{"id", m.id}, {"name", m.name}, {"hub_id", m.hub_id}, {"family", m.family}, {"spec", spec}};
         files.push_back(preset.dump());
     }

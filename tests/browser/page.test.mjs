@@ -232,9 +232,10 @@ await check('a broken hash shows an error and the page keeps working', async () 
   assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
   await p.close();
 });
-// The page's wasm carries no config.json reader (core/src/model/config_reader.hpp): its presets arrive read,
-// and a config.json a scenario names is read by the importer's module, loaded then and not before.
-await check('a link carrying a config.json loads the model reader then, says so meanwhile, and gives the CLI\'s bill', async () => {
+// The page's wasm carries no config.json or layer-stack reader (core/src/model/config_reader.hpp): its model
+// presets arrive read, and a config.json or layer stack a scenario names (a layer-stack preset too) is read by
+// the importer's module, loaded then and not before.
+await check('a link carrying a config.json, or naming a layer-stack preset, loads the model reader then, says so meanwhile, and gives the CLI\'s bill', async () => {
   const config = JSON.parse(fs.readFileSync(new URL('../../presets/models/qwen2.5-0.5b.json', import.meta.url), 'utf8')).config;
   const b64 = j => Buffer.from(JSON.stringify(j)).toString('base64').replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
   const p = await browser.newPage({viewport: {width: 1360, height: 900}});
@@ -245,16 +246,25 @@ await check('a link carrying a config.json loads the model reader then, says so 
   await p.route('**/vramcalc-import.js', async route => { await held; await route.continue(); });
   await p.goto(base + '#v=1&config=' + b64(config) + '&method=lora&gpu=rtx-4090');
   await p.waitForFunction(() => window.vramcalcPage && window.vramcalcPage.firstFrameMs !== null, null, {timeout: 20000});
-  const waiting = await waitSummary(p, t => /reading this config\.json/.test(t));
+  const waiting = await waitSummary(p, t => /reading this model/.test(t));
   assert(/model reader is loading/.test(waiting), 'while the reader loads: ' + waiting);
   release();
   const bill = cliBill({model: config, method: 'lora', gpu: 'rtx-4090'});
   const gib = (bill.per_gpu.device_bytes / 2 ** 30).toFixed(2) + ' GiB';
   let s = '';
   for (let i = 0; i < 400 && !s.includes(gib); i++) { s = await summary(p); await p.waitForTimeout(50); }
-  assert(s.includes(gib) && !/reading this config/.test(s), `summary ${s}\n lacks the CLI's ${gib}`);
+  assert(s.includes(gib) && !/reading this model/.test(s), `summary ${s}\n lacks the CLI's ${gib}`);
   assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
   await p.close();
+  // A layer-stack preset is read by the same module on first use, to the CLI's bill.
+  const r = await open(base + '#v=1&model=resnet50&method=full&micro_batch=32&gpu=rtx-4090');
+  const cnn = cliBill({model: 'resnet50', method: 'full', micro_batch: 32, gpu: 'rtx-4090'});
+  const cnnGib = (cnn.per_gpu.device_bytes / 2 ** 30).toFixed(2) + ' GiB';
+  s = '';
+  for (let i = 0; i < 400 && !s.includes(cnnGib); i++) { s = await summary(r); await r.waitForTimeout(50); }
+  assert(s.includes(cnnGib), `ResNet-50: summary ${s}\n lacks the CLI's ${cnnGib}`);
+  assert(r.errors.length === 0, 'console errors: ' + r.errors.join(' | '));
+  await r.close();
   // A preset scenario starts without it.
   const q = await open(base + '#v=1&model=qwen2.5-0.5b&method=lora&gpu=rtx-4090');
   await waitSummary(q, t => /GiB/.test(t));

@@ -1,12 +1,12 @@
 // A ModelSpec worked out in one program and read in another: the page's model presets, which the native
-// CLI reads from their config.json at build time (`vramcalc presets --specs`), and the page's inline
-// config.json models, which its model reader module reads (web/import_module.cpp). The page's own wasm
-// then carries neither the config.json reader nor the family descriptions (docs/architecture.md, "The web
-// page's size and first paint").
+// CLI reads from their config.json at build time (`vramcalc presets --specs`), and the config.json models and
+// layer stacks of the page's scenarios, which its model reader module reads (web/import_module.cpp). The
+// page's own wasm then carries neither the config.json reader with its family descriptions nor the
+// layer-stack reader (docs/architecture.md, "The web page's size and first paint").
 //
 // Not a user format: one flat JSON array holding every field of the spec in the order of one field list
-// (model/model_spec_json.cpp), which the writer and the reader share. Models given by their layers (a spec with
-// a `stack`) are not written here: they travel as their layer-stack JSON.
+// (model/model_spec_json.cpp), which the writer and the reader share; a model given by its layers carries its
+// LayerStack (each layer after shape inference) the same way.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>

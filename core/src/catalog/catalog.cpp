@@ -48,25 +48,33 @@ void check_ecc_pairs(const std::vector<GpuSpec>& gpus, Problems& errors) {
 
 // A layer-stack preset (presets/layer_stacks): {"id", "name", "family", "source", "num_params", "gflops"}
 // and the stack's own keys ("input", "inputs", "loss", "layers"). Its parameter count must equal the published num_params it cites.
+// The page reads it on first use instead (its model reader module: model/config_reader.hpp), so that it
+// starts without the layer-stack reader; the native builds check the count it then shows.
 std::optional<ModelPreset> stack_preset(const json& j, ModelPreset p, Problems& errors) {
-    auto st = layer_stack_from_json(j, "presets." + p.id);
-    if (!st.ok()) {
-        for (auto& e : st.errors) errors.push_back(e);
-        return std::nullopt;
-    }
-    const i64 published = j.value("num_params", i64{0});
-    if (published != st.value->parameters) {
-        errors.push_back({"presets." + p.id + ".num_params", "the layers count " + std::to_string(st.value->parameters) +
-                                                                 " parameters, the preset cites " + std::to_string(published)});
-        return std::nullopt;
-    }
     // The stack as a scenario's inline model: the stack's own keys (layer_stack_from_json reads these), not
     // the preset's metadata, whatever metadata a preset file grows.
     json stack = json::object();
     for (const char* key : {"input", "inputs", "loss", "layers"})
         if (j.contains(key)) stack[key] = j.at(key);
     p.config_json = stack.dump();
-    p.spec = model_from_layer_stack(std::move(*st.value), p.name);
+    p.layer_stack = true;
+    const i64 published = j.value("num_params", i64{0});
+    if (!detail::reads_models_itself()) {
+        p.spec.name = p.name;
+        p.params.total = p.params.active = published;
+        return p;
+    }
+    auto spec = detail::read_layer_stack_model(j, p.name, "presets." + p.id);
+    if (!spec.ok()) {
+        for (auto& e : spec.errors) errors.push_back(e);
+        return std::nullopt;
+    }
+    if (published != spec.value->stack->parameters) {
+        errors.push_back({"presets." + p.id + ".num_params", "the layers count " + std::to_string(spec.value->stack->parameters) +
+                                                                 " parameters, the preset cites " + std::to_string(published)});
+        return std::nullopt;
+    }
+    p.spec = std::move(*spec.value);
     p.params = count_parameters(p.spec);
     return p;
 }

@@ -1,6 +1,7 @@
-// read_model_config on the page (config_reader.hpp): the answers of its model reader module, kept per
-// config text, name and field prefix (the same config read as an RLHF role names other fields in its
-// errors). An answer is small (a spec of a few hundred numbers); a page sees a handful of configs.
+// The model readers on the page (config_reader.hpp): the answers of its model reader module, kept per
+// config or stack text, name and field prefix (the same config read as an RLHF role names other fields in
+// its errors). The module tells a stack from a config as the scenario reader does (is_layer_stack_json).
+// An answer is a spec of a few hundred numbers (a stack's: each layer's); a page sees a handful of models.
 #include <map>
 #include <set>
 #include <utility>
@@ -26,20 +27,36 @@ Answers& answers() {
     return a;
 }
 
-}  // namespace
-
-namespace detail {
-
-Result<ModelSpec> read_model_config(const nlohmann::json& config, const std::string& name, const std::string& field_prefix) {
-    std::string text = config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+// The kept answer for this text, or an error saying it is being read (and the request, the first time).
+Result<ModelSpec> answer_for(std::string text, const std::string& name, const std::string& field_prefix) {
     std::string key = field_prefix + '\n' + name + '\n' + text;
     Answers& a = answers();
     if (auto it = a.answered.find(key); it != a.answered.end()) return it->second;
     if (a.asked.insert(key).second) a.to_ask.push_back({key, std::move(text), name, field_prefix});
     Result<ModelSpec> r;
-    r.errors.push_back({field_prefix, "reading this config.json (the model reader is loading)..."});
+    r.errors.push_back({field_prefix, "reading this model (the model reader is loading)..."});
     return r;
 }
+
+std::string compact(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+}  // namespace
+
+namespace detail {
+
+Result<ModelSpec> read_model_config(const nlohmann::json& config, const std::string& name, const std::string& field_prefix) {
+    return answer_for(compact(config), name, field_prefix);
+}
+
+Result<ModelSpec> read_layer_stack_model(const nlohmann::json& stack, const std::string& name, const std::string& field_prefix) {
+    return answer_for(compact(stack), name, field_prefix);
+}
+
+Result<ModelSpec> read_layer_stack_text(std::string_view text, const std::string& name, const std::string& field_prefix) {
+    return answer_for(std::string(text), name, field_prefix);
+}
+
+bool reads_models_itself() { return false; }
 
 }  // namespace detail
 

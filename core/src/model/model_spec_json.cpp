@@ -3,6 +3,7 @@
 // compiling until it is listed here too, so the writer, the reader and the struct cannot drift apart.
 #include "vramcalc/model_spec_json.hpp"
 
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -10,13 +11,16 @@
 #include <nlohmann/json.hpp>
 
 #include "vramcalc/json_text.hpp"
+#include "vramcalc/layer_stack.hpp"
 
 namespace vramcalc {
 namespace {
 
 using json = nlohmann::json;
 
-// Appends each field to an array.
+template <class V, class P> void fields(V& v, P& p);  // below, per struct
+
+// Appends each field to an array; a vector of structs as an array of their arrays.
 struct Writer {
     json& out;
     template <class T>
@@ -24,6 +28,27 @@ struct Writer {
         if constexpr (std::is_enum_v<T>) out.push_back(static_cast<int>(x));
         else if constexpr (std::is_same_v<T, bool>) out.push_back(x ? 1 : 0);
         else out.push_back(x);
+    }
+    template <class T>
+    void operator()(const std::vector<T>& list) {
+        json a = json::array();
+        for (const T& e : list) {
+            if constexpr (std::is_class_v<T>) {
+                Writer w{a.emplace_back(json::array())};
+                fields(w, e);
+            } else {
+                a.push_back(e);
+            }
+        }
+        out.push_back(std::move(a));
+    }
+    void operator()(const std::shared_ptr<const LayerStack>& stack) {
+        if (!stack) {
+            out.push_back(nullptr);
+            return;
+        }
+        Writer w{out.emplace_back(json::array())};
+        fields(w, *stack);
     }
 };
 
@@ -33,12 +58,13 @@ struct Reader {
     std::size_t at = 0;
     bool ok = true;
     const json* next() {
-        if (at >= in.size()) {
+        if (!in.is_array() || at >= in.size()) {
             ok = false;
             return nullptr;
         }
         return &in[at++];
     }
+    bool done() const { return ok && in.is_array() && at == in.size(); }
     template <class T>
     void operator()(T& x) {
         const json* v = next();
@@ -57,14 +83,55 @@ struct Reader {
             else ok = false;
         }
     }
+    template <class T>
+    void operator()(std::vector<T>& list) {
+        const json* v = next();
+        if (!v || !v->is_array()) {
+            ok = false;
+            return;
+        }
+        for (const json& e : *v) {
+            if constexpr (std::is_class_v<T>) {
+                Reader r{e};
+                fields(r, list.emplace_back());
+                ok = ok && r.done();
+            } else if (e.is_number_integer()) {
+                list.push_back(e.get<T>());
+            } else {
+                ok = false;
+            }
+        }
+    }
+    void operator()(std::shared_ptr<const LayerStack>& stack) {
+        const json* v = next();
+        if (!v || v->is_null()) return;
+        auto s = std::make_shared<LayerStack>();
+        Reader r{*v};
+        fields(r, *s);
+        ok = ok && r.done();
+        stack = std::move(s);
+    }
 };
 
 template <class V, class P>
-void group_fields(V& v, P& p) {
-    auto& [name, category, role, rows, cols, bias, count, is_linear, routed_expert, layer_stack, fp8_keeps_16bit,
-           checkpoint_16bit] = p;
-    v(name), v(category), v(role), v(rows), v(cols), v(bias), v(count), v(is_linear), v(routed_expert), v(layer_stack),
-        v(fp8_keeps_16bit), v(checkpoint_16bit);
+void fields(V& v, P& p) {
+    if constexpr (std::is_same_v<std::remove_const_t<P>, ParamGroup>) {
+        auto& [name, category, role, rows, cols, bias, count, is_linear, routed_expert, layer_stack, fp8_keeps_16bit,
+               checkpoint_16bit] = p;
+        v(name), v(category), v(role), v(rows), v(cols), v(bias), v(count), v(is_linear), v(routed_expert),
+            v(layer_stack), v(fp8_keeps_16bit), v(checkpoint_16bit);
+    } else if constexpr (std::is_same_v<std::remove_const_t<P>, StackLayer>) {
+        auto& [name, type, out_shape, params, buffers, trainable, saved_elements, saved_other_bytes,
+               saved_per_batch_bytes, flops] = p;
+        v(name), v(type), v(out_shape), v(params), v(buffers), v(trainable), v(saved_elements), v(saved_other_bytes),
+            v(saved_per_batch_bytes), v(flops);
+    } else {
+        static_assert(std::is_same_v<std::remove_const_t<P>, LayerStack>);
+        auto& [input, loss, layers, parameters, trainable_parameters, buffers, forward_peak_elements,
+               largest_tensor_elements] = p;
+        v(input), v(loss), v(layers), v(parameters), v(trainable_parameters), v(buffers), v(forward_peak_elements),
+            v(largest_tensor_elements);
+    }
 }
 
 template <class V, class M>
@@ -73,8 +140,6 @@ void spec_fields(V& v, M& m) {
            intermediate, max_positions, mlp, norm, attention, tied_embeddings, qk_norm, hidden_dropout,
            attention_dropout, sliding_window, checkpoint_dtype_bytes, moe, mla, hybrid, traits, quant, count_only,
            declared_parameters, params, stack] = m;
-    (void)params;  // below, each group as its own array
-    (void)stack;   // a layer stack travels as its JSON (model_spec_json.hpp)
     v(name), v(model_type), v(arch), v(vocab), v(hidden), v(layers), v(encoder_layers), v(heads), v(kv_heads),
         v(head_dim), v(v_head_dim), v(intermediate), v(max_positions), v(mlp), v(norm), v(attention),
         v(tied_embeddings), v(qk_norm), v(hidden_dropout), v(attention_dropout), v(sliding_window),
@@ -102,6 +167,7 @@ void spec_fields(V& v, M& m) {
         auto& [format, method, group_size, asymmetric, note] = quant;
         v(format), v(method), v(group_size), v(asymmetric), v(note);
     }
+    v(params), v(stack);
 }
 
 }  // namespace
@@ -110,35 +176,15 @@ json model_spec_to_json(const ModelSpec& m) {
     json out = json::array();
     Writer w{out};
     spec_fields(w, m);
-    json groups = json::array();
-    for (const ParamGroup& p : m.params) {
-        json g = json::array();
-        Writer gw{g};
-        group_fields(gw, p);
-        groups.push_back(std::move(g));
-    }
-    out.push_back(std::move(groups));
     return out;
 }
 
 Result<ModelSpec> model_spec_from_json(const json& j) {
     Result<ModelSpec> r;
     ModelSpec m;
-    bool ok = j.is_array() && !j.empty() && j.back().is_array();
-    if (ok) {
-        Reader rd{j};
-        spec_fields(rd, m);
-        ok = rd.ok && rd.at + 1 == j.size();
-        for (const json& g : j.back()) {
-            if (!ok) break;
-            Reader gr{g};
-            ParamGroup p;
-            if (g.is_array()) group_fields(gr, p);
-            ok = g.is_array() && gr.ok && gr.at == g.size();
-            m.params.push_back(std::move(p));
-        }
-    }
-    if (!ok) r.errors.push_back({"model", "not a model description this page can read (a page of another release?)"});
+    Reader rd{j};
+    spec_fields(rd, m);
+    if (!rd.done()) r.errors.push_back({"model", "not a model description this page can read (a page of another release?)"});
     else r.value = std::move(m);
     return r;
 }

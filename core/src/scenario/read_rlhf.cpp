@@ -11,7 +11,7 @@ namespace {
 
 void read_role_model(RlhfRole& role, const json& m, const std::string& path, FieldReader& fr, const Catalog& cat,
                      Result<Scenario>& out) {
-    if (m.is_string() && cat.find_model(m.get<std::string>()) && cat.find_model(m.get<std::string>())->spec.stack) {
+    if (m.is_string() && cat.find_model(m.get<std::string>()) && cat.find_model(m.get<std::string>())->layer_stack) {
         fr.error("model", "\"" + m.get<std::string>() + "\" is a layer stack; RLHF roles are language models (a preset id or a config.json)");
     } else if (m.is_string() && cat.find_model(m.get<std::string>())) {
         role.model = cat.find_model(m.get<std::string>())->spec;
