@@ -248,6 +248,7 @@ await check('a link carrying a config.json, or naming a layer-stack preset, load
   await p.waitForFunction(() => window.vramcalcPage && window.vramcalcPage.firstFrameMs !== null, null, {timeout: 20000});
   const waiting = await waitSummary(p, t => /reading this model/.test(t));
   assert(/model reader is loading/.test(waiting), 'while the reader loads: ' + waiting);
+  fs.writeFileSync(path.join(out, 'screenshot-model-reader-loading.png'), await p.screenshot());
   release();
   const bill = cliBill({model: config, method: 'lora', gpu: 'rtx-4090'});
   const gib = (bill.per_gpu.device_bytes / 2 ** 30).toFixed(2) + ' GiB';
