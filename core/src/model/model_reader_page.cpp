@@ -34,7 +34,7 @@ Result<ModelSpec> answer_for(std::string text, const std::string& name, const st
     if (auto it = a.answered.find(key); it != a.answered.end()) return it->second;
     if (a.asked.insert(key).second) a.to_ask.push_back({key, std::move(text), name, field_prefix});
     Result<ModelSpec> r;
-    r.errors.push_back({field_prefix, "reading this model (the model reader is loading)..."});
+    r.errors.push_back({field_prefix, std::string(kModelBeingRead)});
     return r;
 }
 
@@ -67,7 +67,5 @@ void answer_model_request(const std::string& key, std::string_view answer) {
     a.asked.erase(key);
     a.answered[key] = model_result_from_json(parse_json_or_discarded(answer));
 }
-
-bool model_requests_pending() { return !answers().asked.empty(); }
 
 }  // namespace vramcalc
