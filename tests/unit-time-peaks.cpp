@@ -108,10 +108,8 @@ TEST_CASE("peaks: float8 runs its linears at the FP8 peak, the attention core an
     const auto f = detail::training_flops(sc);
     CHECK(f.linears < f.executed());
     const double rest = f.executed() * (1 / (989.4e12 * 0.335) - 1 / 989.4e12) * rest_scale(3350e9);
-    // The fp8 linears fall short of their own peak by the same 80 % share: less time than the bf16 shortfall
-    // the rest holds for them.
-    const double shortfall = f.linears * 0.25 * (1 / 1979e12 - 1 / 989.4e12);
-    const double expected = f.linears / 1979e12 + (f.executed() - f.linears) / 989.4e12 + shortfall + rest;
+    // No shortfall saving for the faster fp8 units (speed.cpp: torchao's casts are not in the rest).
+    const double expected = f.linears / 1979e12 + (f.executed() - f.linears) / 989.4e12 + rest;
     CHECK(speed_of(estimate(sc)).compute_s == Approx(expected).epsilon(1e-9));
 }
 

@@ -32,11 +32,15 @@ double compute_seconds(const Scenario& s, const StepFlops& f, double mfu) {
     const double other = std::max(0.0, f.executed() - f.linears - f.convs - f.attention);
     const double matmuls = f.linears / r.linear + f.convs / r.conv + f.attention / r.attention + other / r.matmul;
     if (s.mfu > 0) return matmuls / mfu;
-    // The rest holds the published runs' bf16 matmuls' shortfall from peak. A matmul on other units falls
-    // short of their peak by the same share (kernel_costs().matmul_share of the datasheet, the maximum
-    // achievable matmul FLOPS), so its shortfall is charged at its own rate, less the bf16 one the rest has.
+    // The rest holds the published runs' bf16 matmuls' shortfall from peak. A matmul on slower units (FP32,
+    // TF32) falls short of their peak by the same share (kernel_costs().matmul_share of the datasheet, the
+    // maximum achievable matmul FLOPS), so its shortfall is charged at its own rate, less the bf16 one the
+    // rest has. Faster units (float8 linears) get no saving: torchao's float8 linears add amax and cast
+    // kernels the rest does not hold, and the published float8 runs are already estimated too fast.
     const double share = kernel_costs().matmul_share;
-    auto shortfall = [&](double flops, double rate) { return flops * (1 / share - 1) * (1 / rate - 1 / r.reference); };
+    auto shortfall = [&](double flops, double rate) {
+        return rate < r.reference ? flops * (1 / share - 1) * (1 / rate - 1 / r.reference) : 0.0;
+    };
     const double slower = shortfall(f.linears, r.linear) + shortfall(f.convs, r.conv) + shortfall(f.attention, r.attention) +
                           shortfall(other, r.matmul);
     // Half the rest is taken as memory-bound and scales with bandwidth, within the architecture the MFU was
