@@ -51,6 +51,29 @@ Passes pointwise_passes(const std::string& t) {
     return {0, 0};  // views: flatten, identity, to_tokens, select_token, to_grid
 }
 
+// Eager ops a layer issues from Python per forward (each records an autograd node, which the backward runs),
+// counted as kernel_costs().eager_op_s counts them: views and transposes included (its 26 us are a Llama
+// layer's 1.3 ms over its ~50 ops, views among them). From the modules' code (torch 2.x):
+//  - nn.MultiheadAttention (batch_first, need_weights=False, torch/nn/functional.py multi_head_attention_forward):
+//    the input's transpose; _in_projection_packed's linear, unflatten, unsqueeze, transpose, squeeze,
+//    contiguous and three selects; q, k, v each view + transpose, then view again for SDPA; SDPA; the output's
+//    permute, contiguous, view; out_proj; view; the transpose back: 26.
+//  - nn.BatchNorm2d in training: F.batch_norm and num_batches_tracked.add_(1) (torch/nn/modules/batchnorm.py);
+//    the counter's add records no backward: 2 forward, 1 backward.
+//  - ViT's class token (expand, cat), to_tokens (reshape, permute), to_grid (permute, reshape), geglu (chunk,
+//    gelu, product): 2, 2, 2, 3; identity none; every other layer one.
+struct EagerOps {
+    double forward = 1, backward = 1;
+};
+EagerOps eager_ops(const std::string& t) {
+    if (t == "identity") return {0, 0};
+    if (t == "multi_head_attention") return {26, 26};
+    if (t == "batch_norm" || t == "batch_norm1d" || t == "batch_norm2d") return {2, 1};
+    if (t == "class_token" || t == "to_tokens" || t == "to_grid") return {2, 2};
+    if (t == "geglu") return {3, 3};
+    return {};
+}
+
 bool is_matmul(const std::string& t) {
     return starts_with(t, "conv") || t == "linear" || t == "multi_head_attention" || t == "embedding";
 }
@@ -144,7 +167,7 @@ StackTime stack_micro_batch_time(const Scenario& s) {
     // Images arrive as fp32 tensors. A layer that reads an earlier tensor ("input_from") is given the width of
     // the layer before it (the stacks shipped read an earlier tensor of the same width).
     double prev_width = mixed ? 4.0 : w.base;
-    double kernels = 0, ops = 0;
+    double kernels = 0, forward_ops = 0, backward_ops = 0, cast_ops = 0;
     for (const auto& l : s.model.stack->layers) {
         const double out = elements(l.out_shape);
         const double in = elements(l.in_shape);
@@ -163,21 +186,25 @@ StackTime stack_micro_batch_time(const Scenario& s) {
             // Autocast's weight casts: read 4 + write 2 bytes an element forward, the gradient back in backward.
             if (mixed && l.type != "embedding") t.matmul_s += 6.0 * weight_elements(l) * (m.trains ? 2.0 : 1.0) / bw;
             kernels += m.trains ? 3 : 2;
-            ops += 1;
+            // Autocast casts the fp32 weight (and an fp32 input) with an op of its own (cached_cast,
+            // aten/src/ATen/autocast_mode.cpp), each recorded for backward.
+            if (mixed && l.type != "embedding") cast_ops += 1 + (m.in_width > m.width ? 1 : 0);
         } else {
             const Passes p = pointwise_passes(l.type);
             if (p.out > 0 || p.in > 0) {
                 t.pointwise_s += (p.out * out * width + p.in * in * prev_width) * batch / bw;
                 kernels += 3;
-                ops += 1;
             }
         }
+        const EagerOps e = eager_ops(l.type);
+        forward_ops += e.forward;
+        backward_ops += e.backward;
         prev_width = width;
     }
     // Every kernel takes at least the launch floor on the GPU; eager PyTorch issues one op per layer in
     // forward and its autograd node in backward from the CPU, which the GPU waits on when its kernels are short.
     t.gpu_s = std::max(t.matmul_s + t.pointwise_s, kernels * k.kernel_floor_s);
-    t.cpu_s = ops * (k.eager_op_s + k.backward_op_s);
+    t.cpu_s = (forward_ops + cast_ops) * k.eager_op_s + (backward_ops + cast_ops) * k.backward_op_s;
     return t;
 }
 
