@@ -120,3 +120,23 @@ TEST_CASE("kernels: under autocast a layer stack's layer norms and residual stre
     // The cast of the norm's output (read 4, write 2 bytes) and of its gradient back, and the weight's casts.
     CHECK(mixed.matmul_s == Approx(bf16.matmul_s + 12 * x / bw + 12 * (768.0 * 768 + 768) / bw));
 }
+
+TEST_CASE("kernels: a layer stack's CPU time is its layers' eager ops, views, copies and autocast's casts included") {
+    using nlohmann::json;
+    // nn.MultiheadAttention issues 26 ops a forward (multi_head_attention_forward's views, copies, SDPA and
+    // projections), each with its backward node, at 26 us forward and 52 us backward; a layer norm one.
+    const json stack = {{"input", {197, 768}},
+                        {"layers", {{{"type", "layer_norm"}, {"name", "ln"}},
+                                    {{"type", "multi_head_attention"}, {"name", "attn"}, {"embed_dim", 768}, {"num_heads", 12}}}}};
+    auto cpu = [&](const char* precision) {
+        return detail::stack_micro_batch_time(test::scenario({{"model", stack}, {"gpu", "h200"}, {"precision", precision}, {"micro_batch", 8}}))
+            .cpu_s;
+    };
+    CHECK(cpu("bf16") == Approx(27 * (26e-6 + 52e-6)));
+    // Under autocast the attention casts its weights and its fp32 input (the layer norm's output) first.
+    CHECK(cpu("bf16-mixed") == Approx(29 * (26e-6 + 52e-6)));
+    // Batch norm adds num_batches_tracked's increment, which records no backward.
+    const json bn = {{"input", {16, 8, 8}}, {"layers", {{{"type", "batch_norm"}, {"name", "bn"}}}}};
+    CHECK(detail::stack_micro_batch_time(test::scenario({{"model", bn}, {"gpu", "h200"}, {"micro_batch", 8}})).cpu_s ==
+          Approx(2 * 26e-6 + 52e-6));
+}
