@@ -34,7 +34,7 @@ MatmulRates matmul_rates(const Scenario& s) {
         if (fp32 > 0) {
             r.matmul = r.linear = r.attention = fp32;
             r.conv = tf32 > 0 ? tf32 : fp32;
-            if (tf32 > 0 && g.vendor == "nvidia" && s.attention != Attention::eager) r.attention = tf32 / 3;
+            if (tf32 > 0 && g.vendor != "amd" && s.attention != Attention::eager) r.attention = tf32 / 3;
             r.text = "fp32 matmuls at " + tflops(fp32) + " dense FP32 TFLOPS (PyTorch: no TF32 for matmuls)";
             if (s.model.stack) r.text += ", convolutions at " + tflops(r.conv) + (tf32 > 0 ? " TF32 (cuDNN's default)" : " FP32 (no TF32)");
             else if (r.attention != fp32) r.text += ", the attention core at " + tflops(r.attention) + " (SDPA's memory-efficient kernel: 3xTF32)";

@@ -163,7 +163,8 @@ StackTime stack_micro_batch_time(const Scenario& s) {
     const bool mixed = s.precision == Precision::bf16_mixed || s.precision == Precision::fp16_mixed;
     Widths w{mixed, s.precision == Precision::fp32 ? 4.0 : 2.0};
     const bool lora = s.method == Method::lora || s.method == Method::qlora;
-    const bool tensor_core_convs = s.precision != Precision::fp32 || s.gpu.peak_tf32_tflops > 0;  // TF32: Ampere and later
+    // cuDNN's NHWC tensor-core kernels (TF32 from Ampere on); MIOpen on AMD GPUs is not described here.
+    const bool tensor_core_convs = s.gpu.vendor != "amd" && (s.precision != Precision::fp32 || s.gpu.peak_tf32_tflops > 0);
     // Images arrive as fp32 tensors. A layer that reads an earlier tensor ("input_from") is given the width of
     // the layer before it (the stacks shipped read an earlier tensor of the same width).
     double prev_width = mixed ? 4.0 : w.base;
