@@ -184,7 +184,10 @@ void estimate_speed(const Scenario& s, Bill& b) {
     if (s.model.stack) sp.unit = s.model.stack->input.size() == 3 ? "images" : "samples";
     if (s.workload == Workload::train) {
         const MatmulRates r = matmul_rates(s);
-        if (!r.text.empty()) sp.basis += "; " + r.text + (s.mfu > 0 ? "" : ", the rest of the step as in a bf16 run");
+        const char* rest = s.mfu > 0 || s.model.stack ? ""  // a stack is priced kernel by kernel (stack_time.cpp)
+                           : s.precision == Precision::fp32 ? ", the rest of the step as in a bf16 run, in fp32 tensors"
+                                                            : ", the rest of the step as in a bf16 run";
+        if (!r.text.empty()) sp.basis += "; " + r.text + rest;
         if (!r.missing.empty()) b.warnings.push_back(r.missing);
         if (training_speed(s, b, sp) && pcie_assumed(s.gpu))
             b.warnings.push_back("no PCIe generation for " + s.gpu.name + " (gpu.pcie_gen): its host link is taken as PCIe Gen4 x" +
