@@ -121,10 +121,10 @@ void fields(V& v, P& p) {
         v(name), v(category), v(role), v(rows), v(cols), v(bias), v(count), v(is_linear), v(routed_expert),
             v(layer_stack), v(fp8_keeps_16bit), v(checkpoint_16bit);
     } else if constexpr (std::is_same_v<std::remove_const_t<P>, StackLayer>) {
-        auto& [name, type, out_shape, params, buffers, trainable, saved_elements, saved_other_bytes,
+        auto& [name, type, in_shape, out_shape, params, buffers, trainable, saved_elements, saved_other_bytes,
                saved_per_batch_bytes, flops] = p;
-        v(name), v(type), v(out_shape), v(params), v(buffers), v(trainable), v(saved_elements), v(saved_other_bytes),
-            v(saved_per_batch_bytes), v(flops);
+        v(name), v(type), v(in_shape), v(out_shape), v(params), v(buffers), v(trainable), v(saved_elements),
+            v(saved_other_bytes), v(saved_per_batch_bytes), v(flops);
     } else {
         static_assert(std::is_same_v<std::remove_const_t<P>, LayerStack>);
         auto& [input, loss, layers, parameters, trainable_parameters, buffers, forward_peak_elements,
