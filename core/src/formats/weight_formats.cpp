@@ -241,7 +241,7 @@ struct TensorCoster {
         double q = 0;
         if (gptq || awq) q = packed_linear_bytes(gptq, bits, group_size, g.rows, g.cols);
         else if (ct_pack) q = ct_packed_linear_bytes(bits, group_size, asymmetric, g.rows, g.cols);
-        else q = quantized_linear_bytes(f, g.rows, g.cols);  // fp8*, int8, nf4, nf4-dq, mxfp4, nvfp4 (recipes.cpp)
+        else q = quantized_linear_bytes(own && !g.checkpoint_format.empty() ? g.checkpoint_format : f, g.rows, g.cols);  // fp8*, int8, nf4, nf4-dq, mxfp4, nvfp4 (recipes.cpp)
         if (q < 0) {
             if (ok) *ok = false;
             return n * 2.0 + bias;

@@ -185,6 +185,10 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     auto seq_bytes = [&](double len) {
         double t = 0;
         for (i64 i = 0; i < Lp; ++i) {
+            if (m.attention == AttentionKind::compressed) {  // DeepSeek-V4: window, pooled entries, indexer keys
+                t += compressed_layer_bytes(s, i, len, block);
+                continue;
+            }
             if (!layer_attends(m, i)) continue;
             const double tokens = layer_slides(m, i) ? std::min(len, static_cast<double>(m.sliding_window) + block) : len;
             t += std::ceil(tokens / block) * block * per_token_layer;

@@ -78,7 +78,7 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
         "gpt_neox", "stablelm", "mt5", "deepseek_v2", "deepseek_v3", "baichuan", "qwen3_vl_moe", "llama4", "nemotron_h", "mistral3",
         // Their config classes' tie_word_embeddings defaults (false), transformers main.
         "qwen3_next", "qwen3_5_moe", "gpt_oss", "glm4_moe", "minimax_m2", "deepseek_v32", "kimi_k2",
-        "jamba", "granitemoehybrid", "falcon_h1"};
+        "jamba", "granitemoehybrid", "falcon_h1", "deepseek_v4"};
     // The checkpoint's dtype, which transformers 5 loads it in (dtype="auto"); a wrapper names it at its top
     // level or in its text_config. Anything but a known name is left unread: it changes no count.
     for (const json* o : {&root.object(), &r.object()})
@@ -134,6 +134,7 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
     else if (t == "glm4_moe") glm4_moe(m, r, inv);
     else if (t == "minimax_m2") minimax_m2(m, r, inv);
     else if (t == "ernie4_5_moe") ernie45_moe(m, r, inv);
+    else if (t == "deepseek_v4") deepseek_v4(m, r, inv);
     else if (t == "lfm2") lfm2(m, r, inv);
     else if (t == "jamba") jamba(m, r, inv);
     else if (t == "granitemoehybrid") granitemoehybrid(m, r, inv);
