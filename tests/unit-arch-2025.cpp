@@ -145,6 +145,22 @@ TEST_CASE("arch: Kimi-K2 is read as DeepSeek-V3's layout") {
     near_published(p.active, 32e9, 2e9);  // 32.86B with the embedding and the head
 }
 
+TEST_CASE("arch: Kimi-K2.5 is Kimi-K2's text model with the MoonViT tower and its patch-merger projector") {
+    // moonshotai/Kimi-K2.5 model card: "Vision Encoder: MoonViT, 400M parameters"; 1T total, 32B activated. The tower:
+    // patch conv 1152 x 3 x 14 x 14 + bias, a 64 x 64 x 1152 position table, 27 blocks (LayerNorms, wqkv / wo, fc0 / fc1,
+    // all biased), the final LayerNorm; the projector: LayerNorm(1152), linear_1 4608 -> 4608, linear_2 4608 -> 7168.
+    const ModelSpec m = from_file("kimi-k2.5.json");
+    const ParamBreakdown p = count_parameters(m);
+    const i64 block = 4 * 1152 + (1152 * 3456 + 3456) + (1152 * 1152 + 1152) + (1152 * 4304 + 4304) + (4304 * 1152 + 1152);
+    const i64 tower = 1152 * 588 + 1152 + 64 * 64 * 1152 + 27 * block + 2 * 1152;
+    const i64 projector = 2 * 1152 + (4608 * 4608 + 4608) + (4608 * 7168 + 7168);
+    CHECK(tower == 416'866'032);
+    CHECK(p.vision == tower + projector);
+    near_published(tower, 400e6, 100e6);
+    CHECK(p.total == 1'026'408'232'448 + tower + projector);  // Kimi-K2's text model (below) + tower + projector
+    near_published(p.active - p.vision, 32e9, 2e9);  // the card's activated count is the language model's
+}
+
 TEST_CASE("arch: GLM-4.5 and GLM-4.5-Air are within the cards' rounding") {
     // zai-org/GLM-4.5 README: GLM-4.5 355B total / 32B active, GLM-4.5-Air 106B / 12B, rounded to the billion;
     // the cards count the MTP layer (about 3.9B and 1.5B with its own embedding and head), HF loads without it.

@@ -173,27 +173,30 @@ TEST_CASE("checkpoint quant: DeepSeek-V3's block-fp8 checkpoint, with its MTP la
 }
 
 TEST_CASE("checkpoint quant: Kimi-K2.5's W4A16 experts (compressed-tensors, group 32) against vLLM's logged weights") {
-    // The quantization_config sits in the text_config of moonshotai/Kimi-K2.5 (a kimi_k25 wrapper whose MoonViT
-    // tower vramcalc does not describe): its text model is read alone here.
+    // The quantization_config sits in the text_config of moonshotai/Kimi-K2.5 (a kimi_k25 wrapper with a MoonViT
+    // tower, families_vision.cpp moonvit_vision()).
     const auto j = test::load_json("configs/kimi-k2.5.json");
-    const ModelSpec m = from_json(j["text_config"], "kimi-k2.5 text_config");
+    const ModelSpec m = from_json(j, "kimi-k2.5");
     CHECK(m.quant.format == "w4a16");
     CHECK(m.quant.group_size == 32);
     // ignore: lm_head, "re:.*self_attn.*", "re:.*shared_experts.*", "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"
-    // (the dense first layer's MLP): everything but the routed experts stays bf16.
+    // (the dense first layer's MLP), "re:vision_tower.*", "re:mm_projector.*": everything but the routed experts stays bf16.
     for (const auto& g : m.params) {
-        if (!g.is_linear || g.category == ParamCategory::lm_head || g.category == ParamCategory::router) continue;
+        if (!g.is_linear || g.category == ParamCategory::lm_head || g.category == ParamCategory::router ||
+            g.category == ParamCategory::vision)
+            continue;
         INFO(g.name << " " << to_string(g.category));
         CHECK(g.checkpoint_16bit == (g.routed_expert ? 0 : g.count));
     }
     // vLLM v0.18 on 8 H200 (tp 8) logged "Model loading took 72.02 GiB" (tests/data/vllm_startup_logs.json,
-    // vmelog-kimi-k2.5-h200-tp8-*). The text model alone is 1.3 % below it; the rest is the vision tower
-    // (~0.45B parameters in bf16, about 0.85 GiB, which the records' scenario cannot describe yet).
-    nlohmann::json s = {{"model", j["text_config"]}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h200"},
-                        {"num_gpus", 8}, {"tp", 8}, {"prompt_len", 8191}, {"gen_len", 1}, {"max_model_len", 8192}};
-    const Bill b = estimate(test::scenario(s));
-    const double gib = static_cast<double>(b.component("weights")) / 1073741824.0;
+    // vmelog-kimi-k2.5-h200-tp8-*), run with --mm-encoder-tp-mode data: the MoonViT tower and projector (471M bf16
+    // parameters, 0.88 GiB) are whole on every rank. The text model alone is 71.10 GiB; sharded, the tower would add 0.11.
+    nlohmann::json s = {{"model", j}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h200"}, {"num_gpus", 8},
+                        {"tp", 8}, {"prompt_len", 8191}, {"gen_len", 1}, {"max_model_len", 8192}, {"vllm_mm_encoder_dp", true}};
+    const double gib = static_cast<double>(estimate(test::scenario(s)).component("weights")) / 1073741824.0;
     INFO("per GPU " << gib << " GiB");
-    CHECK(gib < 72.02);
-    CHECK(gib > 72.02 * 0.98);
+    CHECK_THAT(gib, Catch::Matchers::WithinRel(72.02, 0.002));
+    s["vllm_mm_encoder_dp"] = false;
+    const double sharded = static_cast<double>(estimate(test::scenario(s)).component("weights")) / 1073741824.0;
+    CHECK_THAT(gib - sharded, Catch::Matchers::WithinAbs(471143920.0 * 2 * 7 / 8 / 1073741824.0, 0.01));
 }

@@ -125,5 +125,6 @@ void deepseek_v4(ModelSpec& m, FieldReader& r, Inventory& inv);
 void qwen3_vl_vision(FieldReader& vision, Inventory& inv);
 void llama4_vision(FieldReader& vision, i64 text_hidden, Inventory& inv);
 void pixtral_vision(FieldReader& vision, FieldReader& root, i64 text_hidden, Inventory& inv);
+void moonvit_vision(FieldReader& vision, i64 text_hidden, Inventory& inv);
 
 }  // namespace vramcalc::detail
