@@ -315,8 +315,8 @@ void read_quantization_config(ModelSpec& m, const json& config, std::vector<std:
             if (g.category != ParamCategory::lm_head && g.category != ParamCategory::router && g.category != ParamCategory::vision)
                 kept += g.checkpoint_16bit;
         }
-    std::string mix;
-    if (!r.schemes.empty()) {
+    std::string mix;  // a checkpoint of several formats (its config groups, or a family's own: DeepSeek-V4's FP4 experts)
+    if (std::any_of(m.params.begin(), m.params.end(), [](const ParamGroup& g) { return !g.checkpoint_format.empty(); })) {
         std::map<std::string, i64> n;
         for (const auto& g : m.params)
             if (g.is_linear && g.category != ParamCategory::lm_head) n[g.checkpoint_format.empty() ? r.format : g.checkpoint_format] += g.count - g.checkpoint_16bit;
