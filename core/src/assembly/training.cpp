@@ -243,7 +243,12 @@ void activation_inputs(const Scenario& s, const ModelSpec& m, const ActivationSe
     in.logits_saved = lm.saved;
     in.logits_forward_peak = lm.forward_peak + dq.head;
     in.logits_backward_peak = lm.backward_peak + dq.head;
-    loss_detail = lm.detail;
+    // keep_outputs: a hand-written loop holds `out` and its logits (compute dtype: lm_head's output, which
+    // transformers' ForCausalLMLoss upcasts into a copy: src/transformers/loss/loss_utils.py @004999d9,
+    // `logits = logits.float()`) to the end of the step. Losses that never build the full logits keep none.
+    if (s.keep_outputs && m.arch != Arch::encoder && (s.loss == Loss::standard || s.loss == Loss::liger_ce))
+        in.outputs_kept = a.compute * static_cast<double>(m.vocab) * T;
+    loss_detail = lm.detail + (in.outputs_kept > 0 ? " + the outputs' logits, kept to the end of the step (keep_outputs)" : "");
 }
 
 }  // namespace

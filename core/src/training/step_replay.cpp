@@ -115,7 +115,9 @@ ReplayPeak replay_step(const StepInputs& in, const StepTensors& t, int steps) {
             layer_kept[static_cast<std::size_t>(i)] = r.malloc_all(kept);
         }
         std::vector<Handle> loss_saved = r.malloc_all(logits_pieces(in.logits_saved, t.logits_tensor));
-        std::vector<Handle> loss_temp = r.malloc_all(logits_pieces(in.logits_forward_peak, t.logits_tensor));
+        // A hand-written loop's outputs (keep_outputs): the logits, taken from the forward peak's tensors.
+        const Handle outputs = r.malloc(in.outputs_kept);
+        std::vector<Handle> loss_temp = r.malloc_all(logits_pieces(std::max(0.0, in.logits_forward_peak - in.outputs_kept), t.logits_tensor));
         r.free_all(loss_temp);
         std::vector<Handle> loss_back = r.malloc_all(logits_pieces(in.logits_backward_peak, t.logits_tensor));
         const bool new_grads = !in.grads_persist || step == 0;
@@ -135,6 +137,7 @@ ReplayPeak replay_step(const StepInputs& in, const StepTensors& t, int steps) {
         std::vector<Handle> temps = r.malloc_all(temp_sizes);
         r.free_all(temps);
         if (!in.grads_persist) r.free_all(grads);
+        r.free(outputs);
     }
     return r.peak;
 }
