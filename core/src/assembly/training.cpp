@@ -11,6 +11,7 @@
 #include "model/framework_layout.hpp"
 #include "model/lora_targets.hpp"
 #include "parallel/parallel.hpp"
+#include "runtime/sdpa.hpp"
 #include "training/activations.hpp"
 #include "training/loss.hpp"
 #include "training/model_states.hpp"
@@ -41,6 +42,7 @@ ActivationSetup activation_setup(const Scenario& s, double adapter_bytes) {
     // CausalSelfAttention.scaled_dot_product_attention), whatever the attention setting.
     a.attention = s.framework == Framework::litgpt && s.model.traits.attn_softcap ? Attention::eager : s.attention;
     a.repeat_kv = a.attention != Attention::flash;
+    a.sdpa_math = a.attention == Attention::sdpa && training_sdpa_math(s, s.gpu);
     a.train_linears = !lora && !adapter;
     // AutoGPTQ's linear is plain autograd over a dequantised weight, which keeps that weight instead of
     // the input (gptq_weight_copies below); AutoAWQ's WQLinearMMFunction keeps the input like bitsandbytes.

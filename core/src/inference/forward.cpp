@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "inference/engines.hpp"
+#include "runtime/sdpa.hpp"
 
 namespace vramcalc::detail {
 
@@ -45,6 +46,11 @@ double layer_forward_bytes(const Scenario& s, double T, double prompt, double c,
     if (s.attention == Attention::eager && s.framework == Framework::hf) {
         // Eager attention: scores, their fp32 softmax and the cast back (modeling_llama eager_attention_forward).
         attn += (T / std::max(1.0, prompt)) * static_cast<double>(m.heads) * prompt * prompt * (c + 4 + c);
+    } else if (s.attention == Attention::sdpa && sdpa_backend(s.gpu, sdpa_call(s, c, false)) == SdpaBackend::math) {
+        // SDPA's math path (runtime/sdpa.cpp): fp32 copies of q, k and v (k and v expanded to every head), the fp32
+        // scores and their softmax.
+        const double H = static_cast<double>(m.heads);
+        attn += (T / std::max(1.0, prompt)) * H * prompt * prompt * 8 + T * 4 * (q + 2 * H * static_cast<double>(m.head_dim));
     }
     // A hybrid model's Mamba-2 mixer (MambaMixer2 / NemotronHMamba2Mixer forward): in_proj's output (gate,
     // conv input, dt), the conv output and the scan's output y, each T tokens wide.

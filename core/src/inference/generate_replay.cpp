@@ -79,16 +79,18 @@ Handle layer(Run& r, const PrefillLayer& l, std::vector<Handle>& cache) {
         k = r.malloc(l.kv);
         v = r.malloc(l.kv);
     }
-    const Handle qe = rope(r, l.q);
-    r.free(q);
-    const Handle ke = rope(r, l.kv);
-    r.free(k);
+    const Handle qe = l.rope ? rope(r, l.q) : 0;
+    if (l.rope) r.free(q);
+    const Handle ke = l.rope ? rope(r, l.kv) : 0;
+    if (l.rope) r.free(k);
     cache.push_back(r.malloc(l.kv_block));  // DynamicLayer.update: torch.cat copies the roped keys
     r.free(ke);
     cache.push_back(r.malloc(l.kv_block));  // and the values
     r.free(v);
     const Handle o = r.malloc(l.attn_out);  // SDPA's output
     r.free(qe);
+    r.free(l.rope ? 0 : q);
+    r.free(l.rope ? 0 : k);
     const Handle oc = r.malloc(l.attn_out);  // attn_output.transpose(1, 2).contiguous()
     r.free(o);
     const Handle proj = r.malloc(l.hidden);  // o_proj
@@ -168,7 +170,7 @@ PrefillLayer scaled(const PrefillLayer& l, double k) {
 bool same(const PrefillLayer& a, const PrefillLayer& b) {
     return a.hidden == b.hidden && a.norm_fp32 == b.norm_fp32 && a.q == b.q && a.kv == b.kv && a.attn_out == b.attn_out &&
            a.mlp == b.mlp && a.kv_block == b.kv_block && a.fused_qkv == b.fused_qkv && a.fused_gate_up == b.fused_gate_up &&
-           a.gated == b.gated;
+           a.gated == b.gated && a.rope == b.rope;
 }
 
 // The reference size: the smallest of the layer's tensors at 256 MiB or more, so that 2 MiB segment rounding

@@ -16,6 +16,7 @@ struct PrefillLayer {
     double mlp = 0;        // one T x intermediate tensor
     double kv_block = 0;   // one layer's K (= V) cache tensor after the prompt
     bool fused_qkv = false, fused_gate_up = false, gated = true;
+    bool rope = true;  // rotary q and k (apply_rotary_pos_emb replaces them by new tensors)
 };
 
 struct PrefillReserve {

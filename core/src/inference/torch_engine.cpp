@@ -52,14 +52,19 @@ bool has_role(const ModelSpec& m, Role r) {
 // one token per step, far less than the prefill's freed working memory), so a decode peak sees what the prefill
 // left reserved. MoE, hybrid, MLA and encoder models, several GPUs, the tuple cache and bitsandbytes keep the
 // fitted reserve (runtime.cpp reserved_bytes): their layers run other tensors.
-void generate_reserve(const Scenario& s, Bill& b, double weights, double allocated, bool prefill_peak) {
+bool replays_generate(const Scenario& s, double allocated) {
     const ModelSpec& m = s.model;
     const Split p = split_of(s);
     constexpr double kReplayLimit = 1125899906842624.0;  // 1 PiB: a saturated bill keeps the fitted reserve
-    if (s.framework != Framework::hf || s.hf_cache != HfCache::dynamic || p.tp > 1 || p.pp > 1 || m.arch != Arch::decoder ||
-        m.moe.experts > 0 || m.hybrid.state_blocks() > 0 || m.attention != AttentionKind::standard || is_bnb(s.weights) ||
-        m.layers <= 0 || m.count_only || m.stack || allocated > kReplayLimit)
-        return;
+    return s.framework == Framework::hf && s.hf_cache == HfCache::dynamic && p.tp == 1 && p.pp == 1 && m.arch == Arch::decoder &&
+           m.moe.experts == 0 && m.hybrid.state_blocks() == 0 && m.attention == AttentionKind::standard && m.layers > 0 &&
+           !m.count_only && !m.stack && allocated <= kReplayLimit;
+}
+
+// bitsandbytes' 4/8-bit linears run the same layer (their dequantised weight is one more transient, not replayed).
+void generate_reserve(const Scenario& s, Bill& b, double weights, double allocated, bool prefill_peak) {
+    const ModelSpec& m = s.model;
+    if (!replays_generate(s, allocated)) return;
     const double c = compute_bytes(s), T = static_cast<double>(s.batch) * static_cast<double>(s.prompt_len);
     PrefillLayer l;  // per prompt token
     l.hidden = static_cast<double>(m.hidden) * c;
@@ -72,6 +77,7 @@ void generate_reserve(const Scenario& s, Bill& b, double weights, double allocat
     l.fused_qkv = has_role(m, Role::qkv);
     l.fused_gate_up = has_role(m, Role::gate_up);
     l.gated = m.mlp == MlpKind::gated;
+    l.rope = m.traits.rope;
     const PrefillReserve r = prefill_reserve(l, m.layers, T);
     // The weights are segments of their own, loaded first and never freed: the replay leaves them out. The
     // head's logits come after the layers, into the segments they freed.
@@ -153,6 +159,9 @@ void torch_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
         add_line(b, "temporaries", bnb.load, "loading: bitsandbytes quantises each weight from an fp16 copy on the GPU (largest: " +
                                                  count_short(bnb.n) + " weights, " + (s.weights == "int8" ? "fp16 + CB + CBt = 4 B" : "fp16 + 4-bit data") + " per weight)");
         b.peak_phase = "load";
+        // Loading quantises one weight at a time: each fp16 copy is freed before the next is made, and the
+        // next reuses its cached block, so the reserve at this peak is the peak itself.
+        if (replays_generate(s, weights + bnb.load)) b.replay_reserve_bytes = b.replay_pinned_bytes = 0;
         close_torch_bill(b);
         return;
     }

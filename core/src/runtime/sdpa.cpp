@@ -59,6 +59,25 @@ const char* to_string(SdpaBackend b) {
     return "math";
 }
 
+SdpaCall sdpa_call(const Scenario& s, double bytes, bool training) {
+    const ModelSpec& m = s.model;
+    SdpaCall c;
+    c.dtype_bytes = bytes >= 4 ? 4 : 2;
+    c.bf16 = training ? s.precision == Precision::bf16 || s.precision == Precision::bf16_mixed : s.weights != "fp16";
+    c.head_dim = m.head_dim;
+    c.v_head_dim = m.v_head_dim > 0 ? m.v_head_dim : m.head_dim;
+    const std::int64_t len = training ? s.seq_len : s.prompt_len + s.gen_len;
+    c.mask = m.sliding_window > 0 && len > m.sliding_window;
+    c.dropout = training ? m.attention_dropout : 0.0;
+    c.requires_grad = training;
+    return c;
+}
+
+bool training_sdpa_math(const Scenario& s, const GpuSpec& gpu) {
+    const double bytes = s.precision == Precision::fp32 ? 4 : 2;
+    return s.attention == Attention::sdpa && sdpa_backend(gpu, sdpa_call(s, bytes, true)) == SdpaBackend::math;
+}
+
 // select_sdp_backend walks priority_order and takes the first kernel whose checks pass; math always runs.
 SdpaBackend sdpa_backend(const GpuSpec& gpu, const SdpaCall& call) {
     // ROCm: AOTriton's flash and memory-efficient kernels take fp16, bf16 and fp32 (aotriton_mem_efficient_dtypes).

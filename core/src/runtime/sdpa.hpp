@@ -7,6 +7,7 @@
 #include <string>
 
 #include "vramcalc/gpu.hpp"
+#include "vramcalc/scenario.hpp"
 
 namespace vramcalc::detail {
 
@@ -23,6 +24,16 @@ struct SdpaCall {
     double dropout = 0;
     bool requires_grad = true;  // training (q, k or v needs a gradient)
 };
+
+// The call transformers' attention makes for `s` with q, k, v of `bytes` per element: the model's head dimensions,
+// its attention dropout, and a mask where a sliding window shorter than the sequence must be applied (with no
+// padding, transformers 5 passes none and lets SDPA's is_causal do it: masking_utils.py, sdpa_mask's
+// allow_is_causal_skip). `training`: q, k and v need gradients.
+SdpaCall sdpa_call(const Scenario& s, double bytes, bool training);
+
+// Does a training step of `s` on `gpu` run attention sdpa on the math path? (training's compute dtype: fp32 for
+// precision fp32, else 16-bit.) The activations then depend on the GPU, not only on the scenario.
+bool training_sdpa_math(const Scenario& s, const GpuSpec& gpu);
 
 // The kernel select_sdp_backend returns on `gpu` for `call` with PyTorch's default settings on today's wheels
 // (torch 2.11, CUDA 13, cuDNN above 9.15). AMD GPUs run their own (AOTriton) flash / efficient kernels: flash
