@@ -89,15 +89,16 @@ std::string render_bill(const Bill& b) {
                   rule_of_thumb_comparison(b).c_str(), b.rule_of_thumb_formula.c_str());
     if (!b.peak_phase.empty()) o += "Peak during: " + b.peak_phase + "\n";
     if (b.speed && b.speed->step_s > 0)
-        o += line("Time: %.3g s per optimizer step, %.0f tokens/s (%.0f per GPU), %s-bound (%s)\n", b.speed->step_s,
-                  b.speed->tokens_per_s, b.speed->tokens_per_s_per_gpu, b.speed->bound.c_str(), b.speed->basis.c_str());
+        o += line("Time: %.3g s per optimizer step, %.0f %s/s (%.0f per GPU), %s-bound (%s)\n", b.speed->step_s,
+                  b.speed->tokens_per_s, b.speed->unit.c_str(), b.speed->tokens_per_s_per_gpu, b.speed->bound.c_str(),
+                  b.speed->basis.c_str());
     if (b.speed && b.speed->decode_s_per_token > 0)
         o += line("Speed: prefill %.3g s, then %.1f tokens/s per sequence (%.0f for the batch), %s-bound (%s)\n",
                   b.speed->prefill_s, b.speed->tokens_per_s_per_sequence, b.speed->tokens_per_s, b.speed->bound.c_str(),
                   b.speed->basis.c_str());
     if (b.speed && b.speed->time_for_dataset_s > 0)
-        o += line("Dataset: %.4g tokens take %s at %.0f tokens/s\n", b.speed->dataset_tokens,
-                  format_duration(b.speed->time_for_dataset_s).c_str(), b.speed->tokens_per_s);
+        o += line("Dataset: %.4g %s take %s at %.0f %s/s\n", b.speed->dataset_tokens, b.speed->unit.c_str(),
+                  format_duration(b.speed->time_for_dataset_s).c_str(), b.speed->tokens_per_s, b.speed->unit.c_str());
     for (const auto& n : b.notes) o += "note: " + n + "\n";
     for (const auto& w : b.warnings) o += "warning: " + w + "\n";
     return o;

@@ -64,6 +64,9 @@ expect_run(0 "does not fit at micro-batch 1" estimate ${tmp}/full_h100.json)
 expect_absent("largest micro-batch 0" estimate ${tmp}/full_h100.json)
 # A layer stack (issue 21): ResNet-50 at micro-batch 64 with its largest micro-batch; a bad stack names the layer.
 expect_run(0 "Largest micro-batch within the target utilisation" estimate --model resnet50 --micro-batch 64)
+# A CNN's speed counts images, as the page says (issue 41 item 8), and its JSON names the unit.
+expect_run(0 "images/s" estimate --model resnet50 --micro-batch 64)
+expect_run(0 "\"unit\": \"images\"" estimate --model resnet50 --micro-batch 64 --json)
 file(WRITE "${tmp}/stack.json" [=[{"model": {"input": [3, 8, 8], "layers": [{"type": "conv2d", "out_channels": 4, "kernel_size": 3},
   {"type": "flatten"}, {"type": "linear", "in_features": 100, "out_features": 10}]}}]=])
 expect_run(2 "model.layers[2] (2): linear expects 100 input features, got 144" estimate ${tmp}/stack.json)

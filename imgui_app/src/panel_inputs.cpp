@@ -376,8 +376,8 @@ void GuiHardware(AppState& st) {
     w::Real(st, "MFU (0: published)", "/mfu", "%.2f");
     const bool training = w::current(st, "/workload") != "infer";
     const bool stack = st.results.ok && st.results.scenario.model.stack;
-    // A layer stack counts samples (time/speed.cpp: one token = one sample): images for an image input.
-    const char* unit = !stack ? "tokens" : st.results.scenario.model.stack->input.size() == 3 ? "images" : "samples";
+    // The unit the speed counts (Speed::unit): images for an image model, samples for another layer stack.
+    const char* unit = stack && st.results.bill.speed ? st.results.bill.speed->unit.c_str() : "tokens";
     const std::string dataset = training ? std::string("Dataset ") + unit
                                 : stack  ? std::string(unit[0] == 'i' ? "Images" : "Samples") + " to run"
                                          : std::string("Tokens to generate");

@@ -46,18 +46,14 @@ std::string rule_of_thumb_line(const Bill& b) {
     return "Rule of thumb: " + gib(b.rule_of_thumb_bytes) + ", " + rule_of_thumb_comparison(b);
 }
 
-// What a step or a token takes. A layer stack counts samples, not tokens (time/speed.cpp: one token = one
-// sample): images for an image input ([C, H, W]), samples otherwise.
+// What a step or a token takes, in the unit the speed counts (Speed::unit: images for a CNN).
 std::vector<std::string> speed_lines(const Results& r) {
     std::vector<std::string> out;
     if (!r.bill.speed) return out;
     const Speed& s = *r.bill.speed;
     const ModelSpec& m = r.scenario.model;
-    const char* unit = !m.stack ? "tokens" : m.stack->input.size() == 3 ? "images" : "samples";
-    // A stack's basis starts with the note that a token is a sample: the unit says so already.
-    std::string basis = s.basis;
-    const std::string stack_note = "a layer stack: one token = one sample; ";
-    if (m.stack && basis.rfind(stack_note, 0) == 0) basis = basis.substr(stack_note.size());
+    const char* unit = s.unit.c_str();
+    const std::string& basis = s.basis;
     char buf[640];
     if (s.step_s > 0) {
         std::snprintf(buf, sizeof buf, "Time: %.3g s per optimizer step, %.0f %s/s per GPU (%s-bound; %s).", s.step_s, s.tokens_per_s_per_gpu,

@@ -67,6 +67,10 @@ struct Speed {
     double time_for_dataset_s = 0;    // dataset_tokens at tokens_per_s (the job's, or the batch's)
     std::string bound;                // "compute", "memory", "communication", "offload" or "launch" (kernel issue)
     std::string basis;                // the assumptions, in words, with their sources
+    // What the *tokens* figures count: "tokens" for a language model; a layer stack's sample (one token = one
+    // sample) is "images" for an image input ([C, H, W]) and "samples" otherwise. Read by every edge that
+    // prints a rate, so a CNN says images/s on the page, in the CLI and in JSON alike.
+    std::string unit = "tokens";
 };
 
 // An engine that pre-allocates its KV cache to a memory budget (vLLM's gpu_memory_utilization): it fills

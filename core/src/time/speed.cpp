@@ -167,7 +167,7 @@ void estimate_speed(const Scenario& s, Bill& b) {
                " dense bf16 TFLOPS (" + why + "), memory at " + whole(s.gpu.memory_bandwidth_gbps) + " GB/s peak";
     if (s.workload == Workload::train && compile_speedup(s) != 1.0)
         sp.basis += "; torch.compile " + printf_string("%.2f", compile_speedup(s)) + "x faster than eager (torchtitan's ablation)";
-    if (s.model.stack) sp.basis = "a layer stack: one token = one sample; " + sp.basis;
+    if (s.model.stack) sp.unit = s.model.stack->input.size() == 3 ? "images" : "samples";
     if (s.workload == Workload::train) {
         const MatmulRates r = matmul_rates(s);
         if (!r.text.empty()) sp.basis += "; " + r.text + (s.mfu > 0 ? "" : ", the rest of the step as in a bf16 run");
@@ -193,7 +193,7 @@ void estimate_speed(const Scenario& s, Bill& b) {
 namespace vramcalc {
 
 nlohmann::json speed_to_json(const Speed& s) {
-    nlohmann::json j = {{"mfu", s.mfu}, {"bound", s.bound}, {"basis", s.basis}};
+    nlohmann::json j = {{"mfu", s.mfu}, {"bound", s.bound}, {"basis", s.basis}, {"unit", s.unit}};
     auto put = [&](const char* k, double v) {
         if (v > 0) j[k] = v;
     };
