@@ -312,3 +312,42 @@ TEST_CASE("imports: LLaMA-Factory, axolotl and TRL load a 16-bit base as the too
     CHECK(ax->scenario["precision"] == "bf16");
     CHECK(ax->scenario["checkpointing"] == "offload");
 }
+
+TEST_CASE("imports: a TRL config runs with TRL's defaults where it leaves them out") {
+    // trl/trainer/base_config.py, model_config.py, sft_config.py @f2cd5771: checkpointing on, bf16 autocast, the
+    // model loaded in float32, and for SFT max_length 1024 with the chunked_nll loss.
+    const auto lora = import_config("model_name_or_path: Qwen/Qwen2.5-7B\nuse_peft: true\nlora_r: 16\n", test::catalog());
+    REQUIRE(lora.ok());
+    CHECK(lora->scenario["checkpointing"] == "full");
+    CHECK(lora->scenario["load_dtype"] == "float32");
+    CHECK(lora->scenario["precision"] == "bf16-mixed");
+    CHECK(lora->scenario["seq_len"] == 1024);
+    CHECK(lora->scenario["loss"] == "chunked-nll");
+    const auto sc = scenario_from_json(lora->scenario, test::catalog());
+    REQUIRE(sc.ok());
+    const Bill b = estimate(*sc.value);
+    CHECK(static_cast<double>(b.component("weights")) / static_cast<double>(b.parameters) == Approx(4.0).epsilon(0.01));
+    // dtype auto: the checkpoint's bf16, which the reader makes the precision.
+    const auto autod = import_config("model_name_or_path: Qwen/Qwen2.5-7B\nuse_peft: true\ndtype: auto\nbf16: true\n", test::catalog());
+    REQUIRE(autod.ok());
+    CHECK(autod->scenario["load_dtype"] == "auto");
+    CHECK_FALSE(autod->scenario.contains("precision"));
+    const auto sa = scenario_from_json(autod->scenario, test::catalog());
+    REQUIRE(sa.ok());
+    CHECK(sa.value->precision == Precision::bf16);
+    // What the file says wins; Liger's kernels fuse the loss; a GRPO config gets no SFT defaults.
+    const auto own = import_config("model_name_or_path: Qwen/Qwen2.5-7B\ngradient_checkpointing: false\nmax_length: 4096\n"
+                                   "use_liger_kernel: true\n", test::catalog());
+    REQUIRE(own.ok());
+    CHECK(own->scenario["checkpointing"] == "none");
+    CHECK(own->scenario["seq_len"] == 4096);
+    CHECK(own->scenario["loss"] == "fused");
+    const auto nll = import_config("model_name_or_path: Qwen/Qwen2.5-7B\nloss_type: nll\n", test::catalog());
+    REQUIRE(nll.ok());
+    CHECK(nll->scenario["loss"] == "standard");
+    const auto grpo = import_config("model_name_or_path: Qwen/Qwen2.5-7B\nnum_generations: 8\n", test::catalog());
+    REQUIRE(grpo.ok());
+    CHECK_FALSE(grpo->scenario.contains("loss"));
+    CHECK_FALSE(grpo->scenario.contains("seq_len"));
+    CHECK(grpo->scenario["checkpointing"] == "full");
+}

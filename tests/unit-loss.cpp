@@ -145,3 +145,27 @@ TEST_CASE("loss: Liger-Kernel's measured cross-entropy kernel, reproduced by lig
     CHECK(l.forward_peak == 2 * V * 1000);
     CHECK(l.backward_peak == 2 * V * 1000);
 }
+
+TEST_CASE("loss: TRL's chunked_nll keeps the reordered hidden states and works 256 tokens at a time") {
+    // trl/trainer/sft_trainer.py @f2cd5771 _chunked_cross_entropy_loss: hidden[order] (T x h, the weights' dtype)
+    // and int64 labels kept; per chunk an fp32 copy of a 16-bit output weight and autocast's 16-bit copy, the
+    // chunk's 16-bit logits and three fp32 [256, V] tensors; backward adds two fp32 gradients and, when the
+    // output weight trains, its 16-bit and fp32 gradients.
+    ModelSpec m = preset("llama-3.1-8b");
+    const double T = 8192, V = static_cast<double>(m.vocab), h = static_cast<double>(m.hidden);
+    Scenario sc;
+    sc.model = m;
+    sc.loss = Loss::chunked_nll;
+    sc.precision = Precision::bf16;  // a 16-bit model under the Trainer's autocast
+    const LossMemory frozen = loss_memory(sc, m, 2, T, false);
+    CHECK(frozen.saved == 2 * h * T + 16 * T);
+    CHECK(frozen.forward_peak == 6 * V * h + 14 * 256 * V);
+    CHECK(frozen.backward_peak == 6 * V * h + 18 * 256 * V);
+    CHECK(loss_memory(sc, m, 2, T, true).backward_peak == frozen.backward_peak + 6 * V * h);
+    // An fp32 model (bf16-mixed): w.float() is the weight itself, only autocast's 16-bit copy is made.
+    sc.precision = Precision::bf16_mixed;
+    CHECK(loss_memory(sc, m, 2, T, false).forward_peak == 2 * V * h + 14 * 256 * V);
+    // Against transformers' loss on the full logits: no T x V tensor is kept.
+    sc.loss = Loss::standard;
+    CHECK(loss_memory(sc, m, 2, T, false).saved > 10 * frozen.saved);
+}

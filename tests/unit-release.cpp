@@ -90,3 +90,31 @@ TEST_CASE("release: validate reads a reference scenario with the release of its 
     REQUIRE(explicit_impl.ok());
     CHECK(explicit_impl->entries[0].estimated == published->entries[0].estimated);
 }
+
+TEST_CASE("release: load_dtype says how from_pretrained loads the model, and a LoRA's base keeps it") {
+    const json lora = {{"model", "llama-3.1-8b"}, {"method", "lora"}, {"precision", "bf16-mixed"}, {"micro_batch", 1}};
+    const double params = static_cast<double>(estimate(read(lora)).parameters);
+    // float32 (transformers 4's default, TRL's ModelConfig from TRL 0.27): the frozen base stays fp32.
+    json fp32 = lora;
+    fp32["load_dtype"] = "float32";
+    CHECK(static_cast<double>(estimate(read(fp32)).component("weights")) == Approx(4 * params).epsilon(0.01));
+    // A named 16-bit dtype loads 16 bits whatever the checkpoint is (gemma-2-2b's config names float32).
+    json gemma = lora;
+    gemma["model"] = "gemma-2-2b";
+    const double gp = static_cast<double>(estimate(read(gemma)).parameters);
+    CHECK(static_cast<double>(estimate(read(gemma)).component("weights")) == Approx(4 * gp).epsilon(0.01));
+    gemma["load_dtype"] = "bfloat16";
+    CHECK(static_cast<double>(estimate(read(gemma)).component("weights")) == Approx(2 * gp).epsilon(0.01));
+    // Without precision, the load decides it: 16 bits train in 16 bits, float32 under bf16 autocast.
+    CHECK(read({{"model", "gemma-2-2b"}, {"load_dtype", "bfloat16"}}).precision == Precision::bf16);
+    CHECK(read({{"model", "llama-3.1-8b"}, {"load_dtype", "float32"}}).precision == Precision::bf16_mixed);
+    CHECK(read({{"model", "llama-3.1-8b"}, {"load_dtype", "float16"}}).precision == Precision::fp16);
+    // transformers 4 loaded float32; a link writes load_dtype only where it is not the release's default.
+    CHECK(read({{"model", "llama-3.1-8b"}, {"transformers", 4}}).load_dtype == LoadDtype::float32);
+    CHECK_FALSE(scenario_to_json(read({{"model", "llama-3.1-8b"}, {"transformers", 4}})).contains("load_dtype"));
+    const json j = scenario_to_json(read(fp32));
+    CHECK(j["load_dtype"] == "float32");
+    CHECK(scenario_to_json(read(j)) == j);
+    // A name from_pretrained does not take is refused.
+    CHECK_FALSE(scenario_from_json({{"model", "llama-3.1-8b"}, {"load_dtype", "int8"}}, test::catalog()).ok());
+}

@@ -125,7 +125,7 @@ TEST_CASE("scenario defaults: C++ (default_scenario) and JSON callers get identi
                 if (std::string(method) == "lora") s.method = Method::lora;
                 if (std::string(method) == "qlora") s.method = Method::qlora;
                 if (std::string(method) != "full") s.quantization = default_quantization(s.method, s.framework);
-                s.precision = default_precision(s.framework, s.transformers, s.model);  // the checkpoint's bf16 (hf)
+                s.precision = default_precision(s.framework, s.transformers, s.load_dtype, s.model);  // the checkpoint's bf16 (hf)
                 CHECK(bill_to_json(estimate(s)).dump() == bill_to_json(estimate(*from_json)).dump());
                 CHECK(scenario_to_json(s) == scenario_to_json(*from_json));
                 ++n;

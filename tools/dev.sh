@@ -130,7 +130,10 @@ export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
 
 build_native() {
   say "native build (build/native)"
+  # The unit tests are built and run by the sanitizer and wasm builds (run_tests); the native build makes the
+  # programs (CLI, desktop app) whose checks run here. VRAMCALC_NATIVE_UNIT_TESTS=ON builds them here too.
   cmake -S "$ROOT" -B "$BUILD_NATIVE" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DVRAMCALC_UNIT_TESTS="${VRAMCALC_NATIVE_UNIT_TESTS:-OFF}" \
     -DVRAMCALC_IMGUI_DIR="$DEPS/imgui" >/dev/null || fail "native configure failed"
   cmake --build "$BUILD_NATIVE" -j "$JOBS" || fail "native build failed"
 }
@@ -160,7 +163,7 @@ sanitizer_tests() {
 
 run_tests() {
   local rc=0
-  say "native tests"
+  say "native checks (the CLI, the desktop app, docs; the unit tests run in the wasm and sanitizer builds)"
   ctest --test-dir "$BUILD_NATIVE" --output-on-failure -j "$JOBS" || rc=1
   say "wasm tests (under Node)"
   ctest --test-dir "$BUILD_WASM" --output-on-failure -j "$JOBS" || rc=1

@@ -43,7 +43,7 @@ enum class Float8 { none, tensorwise, rowwise, rowwise_with_gw_hp, mxfp8 };
 // package Unsloth calls): the loss is computed from the hidden states and the output weight block by block,
 // and no logits tensor exists. liger_ce: Liger-Kernel's cross-entropy on the full logits, which writes the
 // gradient into them in place.
-enum class Loss { standard, chunked, fused, cce, liger_ce };
+enum class Loss { standard, chunked, fused, cce, liger_ce, chunked_nll };
 enum class Sharding { none, zero1, zero2, zero3, fsdp_full, fsdp_grad_op };
 enum class Offload { none, optimizer, optimizer_params };
 enum class KvDtype { automatic, fp16, bf16, fp8, q8_0, q4_0 };
@@ -82,6 +82,10 @@ enum class RocmLoadMeasure { allocated, total_free };
 // models returned before 4.36, and remote code such as Qwen-1 still does: the previous step's tuple stays
 // referenced by generate's model_kwargs until the forward returns).
 enum class HfCache { dynamic, tuple };
+// The dtype from_pretrained loads an hf model in (its `dtype` / `torch_dtype` argument): `automatic` ("auto",
+// the checkpoint's own, config.json's torch_dtype: transformers 5's default), or one named dtype (float32 was
+// transformers 4's default, and is TRL's ModelConfig default from TRL 0.27, PR #4778).
+enum class LoadDtype { automatic, float32, bfloat16, float16 };
 // How AdamW runs its step, which decides its transient: `foreach` (torch.optim.AdamW's default from PyTorch 2.0,
 // the HF Trainer's `adamw_torch`: sqrt(exp_avg_sq) for the whole parameter group), `for_loop` (one parameter at a
 // time: transformers' own AdamW, the Trainer's default `adamw_hf` until transformers PR #25109: the largest
@@ -146,6 +150,9 @@ struct Scenario {
     // published before it. Its defaults are default_scenario's (defaults.cpp), and 5 loads a checkpoint
     // in its own dtype (as_loaded, assembly/peak.cpp).
     std::int64_t transformers = 5;
+    // The dtype the model loads in (hf): 5's "auto", 4's float32. A LoRA's frozen base keeps it under *-mixed
+    // precision (as_loaded, assembly/peak.cpp); without `precision`, a 16-bit load trains in 16 bits.
+    LoadDtype load_dtype = LoadDtype::automatic;
     Method method = Method::full;
     Precision precision = Precision::bf16;      // hf 5: the checkpoint's dtype (bf16) under the Trainer's autocast
     Optimizer optimizer = Optimizer::adamw;
@@ -229,7 +236,7 @@ Quantization default_quantization(Method m, Framework f = Framework::hf);
 // dtype (bf16 where config.json names a 16-bit one); a float32 checkpoint, one whose config names no dtype
 // (older checkpoints are fp32, torch's default) and a layer stack (torchvision's weights are fp32) train as
 // an fp32 model under the Trainer's autocast (bf16-mixed).
-Precision default_precision(Framework f, std::int64_t transformers, const ModelSpec& model);
+Precision default_precision(Framework f, std::int64_t transformers, LoadDtype load, const ModelSpec& model);
 // ... and the RLHF setup of `a` for a policy trained as `policy` (which roles exist, the rollout,
 // and each role's precision, sharding and offload).
 RlhfSetup default_rlhf(RlhfAlgorithm a, const Scenario& policy);
@@ -253,6 +260,7 @@ const char* to_string(VllmSampler v);
 const char* to_string(RocmLoadMeasure v);
 const char* to_string(HfCache v);
 const char* to_string(AdamwImpl v);
+const char* to_string(LoadDtype v);
 const char* to_string(Float8 v);
 
 }  // namespace vramcalc

@@ -17,16 +17,19 @@
 namespace vramcalc::detail {
 namespace {
 
-// The scenario as the framework loads the model. transformers 5 loads a checkpoint in its own dtype
-// (from_pretrained dtype="auto", transformers PR #34919), so under the Trainer's AMP a LoRA's frozen base
+// The scenario as the framework loads the model, in `load_dtype`. transformers 5 loads a checkpoint in its own
+// dtype (from_pretrained dtype="auto", transformers PR #34919), so under the Trainer's AMP a LoRA's frozen base
 // stays in the checkpoint's 16 bits and only the fp32 adapters are "mixed": that is precision bf16 under
-// the Trainer's autocast (activations.hpp trainer_autocast). transformers 4 loaded an fp32 model.
+// the Trainer's autocast (activations.hpp trainer_autocast). transformers 4 loaded an fp32 model, and TRL's
+// ModelConfig asks for float32 (TRL PR #4778, v0.27): such a base stays fp32.
 // A full fine-tune keeps the precision it names (*-mixed: the user passed dtype=torch.float32).
 // Nothing where the scenario already says how the model is loaded (most calls: no copy on the solvers' path).
 std::optional<Scenario> as_loaded(const Scenario& s) {
     const bool mixed = s.precision == Precision::bf16_mixed || s.precision == Precision::fp16_mixed;
-    if (s.workload != Workload::train || s.framework != Framework::hf || s.transformers < 5 || s.method != Method::lora ||
-        !mixed || s.model.checkpoint_dtype_bytes != 2)
+    const double loaded = s.load_dtype == LoadDtype::automatic ? s.model.checkpoint_dtype_bytes
+                          : s.load_dtype == LoadDtype::float32 ? 4.0
+                                                               : 2.0;
+    if (s.workload != Workload::train || s.framework != Framework::hf || s.method != Method::lora || !mixed || loaded != 2)
         return std::nullopt;
     Scenario t = s;
     t.precision = s.precision == Precision::bf16_mixed ? Precision::bf16 : Precision::fp16;

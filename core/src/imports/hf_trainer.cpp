@@ -17,21 +17,25 @@ void seq_len(Importer& im, const Entry& e) {
 // The model's own dtype (TRL's ModelConfig torch_dtype/dtype, passed to from_pretrained): the Trainer keeps a
 // 16-bit model so (it never upcasts), so weights, gradients and AdamW states are 16-bit (precision bf16/fp16);
 // the bf16/fp16 flags then only say how it computes. finish_precision undoes it under DeepSpeed or FSDP.
+// "auto" and float32 say how the model loads (load_dtype): the checkpoint's dtype, which the reader turns into
+// the precision (default_precision: bf16 for a 16-bit checkpoint), or fp32 under the bf16/fp16 flags' autocast.
 std::string model_dtype(const Entry& e) {
     const std::string v = lower(e.value);
-    if (v == "bfloat16" || v == "bf16" || v == "auto") return "bf16";
+    if (v == "bfloat16" || v == "bf16") return "bf16";
     if (v == "float16" || v == "fp16" || v == "half") return "fp16";
     return "";
 }
 void dtype(Importer& im, const Entry& e) {
+    const std::string v = lower(e.value);
+    if (v == "auto") return im.set("load_dtype", "auto", e, "the checkpoint's dtype (config.json's torch_dtype), kept by the Trainer");
     const std::string p = model_dtype(e);
-    if (p.empty()) return im.ignore(e, "the model loads in fp32: the precision key says how it computes");
-    im.set("precision", p, e, lower(e.value) == "auto" ? "auto: the checkpoint's dtype (bf16 for the presets), kept by the Trainer"
-                                                       : "the model loads in 16 bits and the Trainer keeps it so (no fp32 copy)");
+    if (p.empty()) return im.set("load_dtype", "float32", e, "the model loads in fp32: bf16 / fp16 say how it computes");
+    im.set("precision", p, e, "the model loads in 16 bits and the Trainer keeps it so (no fp32 copy)");
 }
+bool auto_dtype(Importer& im) { return im.current().scenario.value("load_dtype", "") == "auto"; }
 bool dtype_set(Importer& im) {
     const std::string p = im.current().scenario.value("precision", "");
-    return p == "bf16" || p == "fp16";
+    return p == "bf16" || p == "fp16" || auto_dtype(im);
 }
 void bf16(Importer& im, const Entry& e) {
     if (dtype_set(im)) return im.ignore(e, "the model's dtype (torch_dtype) sets the precision; bf16 autocasts its compute");
@@ -120,6 +124,22 @@ void vllm_mode(Importer& im, const Entry& e) {
 }
 void vllm_share(Importer& im, const Entry& e) { if (auto v = im.number(e)) im.set("rlhf.rollout.gpu_memory_utilization", *v, e); }
 
+// SFTConfig.loss_type: "nll" (transformers' loss on the full logits), "chunked_nll" (TRL's chunked lm_head +
+// cross-entropy); others ("dft") change the loss's weighting of the same logits. Liger's kernels patch the model's
+// loss to its fused linear cross-entropy (LigerFusedLinearCrossEntropyLoss: no full logits).
+void sft_loss(Importer& im, const Entry& e) {
+    const std::string v = lower(e.value);
+    if (v == "chunked_nll") im.set("loss", "chunked-nll", e);
+    else if (v == "nll") im.set("loss", "standard", e, "transformers' cross-entropy on the full logits");
+    else im.ignore(e, "a loss on the full logits (as nll) or one this bill does not model");
+}
+void liger(Importer& im, const Entry& e) {
+    if (auto v = im.boolean(e)) {
+        if (*v) im.set("loss", "fused", e, "Liger's fused linear cross-entropy");
+        else im.ignore(e, "false: the trainer's own loss");
+    }
+}
+
 const char* kSchedule = "the optimisation schedule: no effect on memory";
 const char* kLogging = "logging, saving and evaluation: no effect on the training step's memory";
 
@@ -153,6 +173,8 @@ const Rule kHf[] = {
     {"use_vllm", use_vllm},
     {"vllm_mode", vllm_mode},
     {"vllm_gpu_memory_utilization", vllm_share},
+    {"loss_type", sft_loss},
+    {"use_liger_kernel", liger},
     {"torch_dtype", dtype},
     {"dtype", dtype},
     {"model_init_kwargs.torch_dtype", dtype},
@@ -219,7 +241,7 @@ void finish_hf_precision(Importer& im, std::span<const Entry> entries) {
     if (!dtype_set(im)) return;
     for (const Entry& e : entries)
         if ((e.key == "deepspeed" || e.key.rfind("deepspeed.", 0) == 0 || e.key == "fsdp") && lower(e.value) != "false" && !e.value.empty()) {
-            const std::string p = im.current().scenario.value("precision", "") + "-mixed";
+            const std::string p = im.current().scenario.value("precision", "bf16") + "-mixed";
             return im.set_default("precision", p, "DeepSpeed or FSDP keeps fp32 master weights of the 16-bit model");
         }
 }
@@ -254,6 +276,39 @@ void import_hf_trainer(Importer& im, std::span<const Entry> entries) {
     im.apply(own, {hf_training_argument_rules()});
     if (!ds.empty()) import_deepspeed(im, ds, "deepspeed.");
     finish_hf_precision(im, entries);
+}
+
+// TRL's trainers (trl/trainer/base_config.py and sft_config.py, model_config.py @f2cd5771) change four of the
+// Trainer's defaults, which a TRL config that leaves them out runs with:
+//  - gradient_checkpointing=True (BaseConfig; TRL PR #3510, v0.22);
+//  - bf16 = not fp16 (BaseConfig.__post_init__): bf16 autocast;
+//  - the model loads in float32 (ModelConfig dtype="float32", and SFTTrainer's model_init_kwargs without a dtype;
+//    TRL PR #4778, v0.27), where transformers 5 alone would load the checkpoint's dtype;
+//  - SFT: max_length=1024, and loss_type "chunked_nll" unless use_liger_kernel (TRL PR #5846, v1.7).
+// GRPO's and DPO's own losses are not SFT's: the SFT defaults stay off when the config is theirs.
+void finish_trl_defaults(Importer& im, std::span<const Entry> entries) {
+    auto has = [&](std::initializer_list<const char*> keys) {
+        for (const Entry& e : entries)
+            for (const char* k : keys)
+                if (e.key == k) return true;
+        return false;
+    };
+    if (!has({"gradient_checkpointing"}))
+        im.set_default("checkpointing", "full", "TRL's gradient_checkpointing default is True (BaseConfig, TRL 0.22 on)");
+    const bool dtype = has({"dtype", "torch_dtype", "model_init_kwargs.dtype", "model_init_kwargs.torch_dtype"});
+    if (!dtype) im.set_default("load_dtype", "float32", "TRL loads the model in float32 unless dtype is given (ModelConfig, TRL 0.27 on)");
+    if (!has({"bf16", "fp16"}) && !im.has("precision") && !auto_dtype(im))
+        im.set_default("precision", "bf16-mixed", "TRL's bf16 default is True (bf16 = not fp16): autocast over the loaded model");
+    const bool sft = !im.has("rlhf.algorithm") && !has({"beta", "max_prompt_length", "num_generations"});
+    if (!sft) return;
+    if (!has({"max_length", "max_seq_length"})) im.set_default("seq_len", 1024, "SFTConfig's max_length default");
+    if (!has({"loss_type", "use_liger_kernel"}))
+        im.set_default("loss", "chunked-nll", "SFTConfig's loss_type default chunked_nll (TRL 1.7 on): 256 tokens' logits at a time");
+}
+
+void import_trl(Importer& im, std::span<const Entry> entries) {
+    import_hf_trainer(im, entries);
+    finish_trl_defaults(im, entries);
 }
 
 }  // namespace vramcalc::imports

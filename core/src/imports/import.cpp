@@ -92,7 +92,7 @@ Result<Imported> import_document(std::string_view text, const Catalog& catalog) 
          import_llamafactory},
         {"trl", [](const std::vector<Entry>& e) {
              return has_any(e, {"model_name_or_path", "num_generations", "use_peft", "max_prompt_length", "dataset_name"}); },
-         import_hf_trainer},
+         import_trl},
         {"hf-trainer", [](const std::vector<Entry>& e) {
              return has_any(e, {"per_device_train_batch_size", "gradient_accumulation_steps", "output_dir"}); },
          import_hf_trainer},

@@ -129,7 +129,8 @@ void import_sglang(Importer& im, std::span<const Entry> flags);
 void import_llamacpp(Importer& im, std::span<const Entry> flags);
 void import_deepspeed(Importer& im, std::span<const Entry> entries, const std::string& prefix = "");
 void import_accelerate(Importer& im, std::span<const Entry> entries);
-void import_hf_trainer(Importer& im, std::span<const Entry> entries);  // HF TrainingArguments and TRL configs
+void import_hf_trainer(Importer& im, std::span<const Entry> entries);  // HF TrainingArguments (and TRL configs: import_trl)
+void import_trl(Importer& im, std::span<const Entry> entries);         // TRL configs: the Trainer's keys with TRL's defaults
 void import_llamafactory(Importer& im, std::span<const Entry> entries);
 void import_axolotl(Importer& im, std::span<const Entry> entries);
 void import_torchtune(Importer& im, std::span<const Entry> entries);

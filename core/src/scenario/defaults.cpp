@@ -43,6 +43,7 @@ Scenario default_scenario(Framework f, Workload w, std::int64_t transformers) {
             if (transformers < 5) {
                 s.precision = Precision::bf16_mixed;
                 s.adamw_impl = AdamwImpl::foreach;
+                s.load_dtype = LoadDtype::float32;
             }
             break;
         case Framework::torchtune:
@@ -96,10 +97,14 @@ Scenario default_scenario(Framework f, Workload w, std::int64_t transformers) {
 
 // from_pretrained(dtype="auto") keeps the checkpoint's dtype (transformers PR #34919): bf16 stays bf16, an
 // fp32 checkpoint stays fp32 and the Trainer's bf16 autocasts it.
-Precision default_precision(Framework f, std::int64_t transformers, const ModelSpec& model) {
+Precision default_precision(Framework f, std::int64_t transformers, LoadDtype load, const ModelSpec& model) {
     const Precision p = default_scenario(f, Workload::train, transformers).precision;
-    if (f != Framework::hf || p != Precision::bf16) return p;
-    return model.checkpoint_dtype_bytes == 2 && !model.stack ? Precision::bf16 : Precision::bf16_mixed;
+    if (f != Framework::hf) return p;
+    if (load == LoadDtype::float32 || model.stack) return Precision::bf16_mixed;  // torchvision's weights are fp32
+    if (load == LoadDtype::float16) return Precision::fp16;
+    if (load == LoadDtype::bfloat16) return Precision::bf16;
+    if (p != Precision::bf16) return p;
+    return model.checkpoint_dtype_bytes == 2 ? Precision::bf16 : Precision::bf16_mixed;
 }
 
 // QLoRA's base defaults to bitsandbytes NF4 (BitsAndBytesConfig bnb_4bit_quant_type="nf4" in the QLoRA

@@ -48,7 +48,7 @@ template <> const EnumTable<Attention>& enum_table() {
 }
 template <> const EnumTable<Loss>& enum_table() {
     static const EnumTable<Loss> t{{Loss::standard, "standard"}, {Loss::chunked, "chunked"}, {Loss::fused, "fused"}, {Loss::cce, "cce"},
-                                   {Loss::liger_ce, "liger-ce"}};
+                                   {Loss::liger_ce, "liger-ce"}, {Loss::chunked_nll, "chunked-nll"}};
     return t;
 }
 template <> const EnumTable<Sharding>& enum_table() {
@@ -89,6 +89,11 @@ template <> const EnumTable<RocmLoadMeasure>& enum_table() {
     static const EnumTable<RocmLoadMeasure> t{{RocmLoadMeasure::allocated, "allocated"}, {RocmLoadMeasure::total_free, "total-free"}};
     return t;
 }
+template <> const EnumTable<LoadDtype>& enum_table() {
+    static const EnumTable<LoadDtype> t{{LoadDtype::automatic, "auto"}, {LoadDtype::float32, "float32"}, {LoadDtype::bfloat16, "bfloat16"},
+                                        {LoadDtype::float16, "float16"}};
+    return t;
+}
 template <> const EnumTable<HfCache>& enum_table() {
     static const EnumTable<HfCache> t{{HfCache::dynamic, "dynamic"}, {HfCache::tuple, "tuple"}};
     return t;
@@ -123,6 +128,7 @@ const char* to_string(RolloutEngine v) { return detail::enum_name(v); }
 const char* to_string(VllmSampler v) { return detail::enum_name(v); }
 const char* to_string(RocmLoadMeasure v) { return detail::enum_name(v); }
 const char* to_string(HfCache v) { return detail::enum_name(v); }
+const char* to_string(LoadDtype v) { return detail::enum_name(v); }
 const char* to_string(AdamwImpl v) { return detail::enum_name(v); }
 const char* to_string(Float8 v) { return detail::enum_name(v); }
 

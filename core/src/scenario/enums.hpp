@@ -33,6 +33,7 @@ template <> const EnumTable<RolloutEngine>& enum_table();
 template <> const EnumTable<VllmSampler>& enum_table();
 template <> const EnumTable<RocmLoadMeasure>& enum_table();
 template <> const EnumTable<HfCache>& enum_table();
+template <> const EnumTable<LoadDtype>& enum_table();
 template <> const EnumTable<AdamwImpl>& enum_table();
 template <> const EnumTable<Float8>& enum_table();
 

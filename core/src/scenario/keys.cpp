@@ -78,6 +78,13 @@ std::vector<KeyRow> training_rows() {
                   "Trainer steps fused AdamW. 4: the releases the published runs used (an fp32 model under AMP, foreach AdamW).",
           .shown_at_default = false},
          member<&Scenario::transformers>()},
+        {{.name = "load_dtype", .type = T::enumeration, .workload = W::train, .frameworks = "hf",
+          .help = "The dtype from_pretrained loads the model in. auto (transformers 5's default): the checkpoint's own "
+                  "(config.json's torch_dtype, bf16 for most models). float32: transformers 4's default, and TRL's "
+                  "(ModelConfig dtype, TRL 0.27 on). Without precision, a 16-bit load trains in 16 bits and a float32 load "
+                  "under bf16 autocast; a LoRA's frozen base keeps the loaded dtype under *-mixed.",
+          .shown_at_default = false},
+         member<&Scenario::load_dtype>()},
         {{.name = "method", .type = T::enumeration, .workload = W::train,
           .help = "full: every weight trains (gradients + optimizer states for all). lora: small adapters train, the base is frozen. "
                   "qlora: as lora with a 4-bit base. freeze: only the last N layers train. llama-adapter: learned prompt tokens "
@@ -170,7 +177,8 @@ std::vector<KeyRow> training_more_rows() {
         {{.name = "loss", .type = T::enumeration, .workload = W::train,
           .help = "standard materialises vocab x tokens logits in fp32 plus their gradient (often the largest single peak); chunked and fused "
                   "(Liger's fused linear cross-entropy) do not, cce (Cut Cross-Entropy) keeps no logits at all, liger-ce keeps the logits "
-                  "but no log-softmax."},
+                  "but no log-softmax. chunked-nll: TRL's SFT loss (loss_type chunked_nll, the SFTTrainer's default from TRL 1.7): "
+                  "256 tokens' logits at a time, each chunk recomputed in backward."},
          member<&Scenario::loss>()},
         {{.name = "float8", .type = T::enumeration, .workload = W::train, .methods = "full",
           .help = "torchao float8 training: the linears cast input and weight to float8 for each matmul (transients; the "

@@ -24,7 +24,7 @@ static std::int64_t peek_release(const json& j) {
 Scenario fallback_for(const Scenario& s) {
     Scenario d = default_scenario(s.framework, s.workload, s.transformers);
     d.quantization = default_quantization(s.method, s.framework);
-    d.precision = default_precision(s.framework, s.transformers, s.model);
+    d.precision = default_precision(s.framework, s.transformers, s.load_dtype, s.model);
     d.transformers = Scenario{}.transformers;  // the release itself is written where it is not today's
     return d;
 }
@@ -346,7 +346,7 @@ Result<Scenario> scenario_from_json(const nlohmann::json& j, const Catalog& cat)
     ReadContext c{j, cat, s, r, out};
     for (const auto& row : key_rows())
         if (row.bind.read && !nested(row.key.name) && row.bind.read != &read_rlhf) row.bind.read(c, row.key);
-    if (!j.contains("precision")) s.precision = default_precision(s.framework, s.transformers, s.model);
+    if (!j.contains("precision")) s.precision = default_precision(s.framework, s.transformers, s.load_dtype, s.model);
     check_cross_fields(s, r);
     check_ignored_keys(j, s, out.warnings);
     read_rlhf(c, key_of("rlhf"));  // last: its roles follow the policy's settings

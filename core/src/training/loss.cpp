@@ -21,7 +21,8 @@ constexpr double kTorchtitanLossChunks = 8;
 // per lm_head chunk): tanh keeps its output (the logits' dtype) for backward, and the division's output is a
 // transient beside it. The fused loss never materialises the logits.
 void add_final_softcap(const Scenario& s, const ModelSpec& m, double c, double T, LossMemory& l) {
-    if (!m.traits.final_softcap || s.loss == Loss::fused || s.loss == Loss::cce) return;  // no logits tensor
+    // No logits tensor: fused and cce; chunked_nll soft-caps one 256-token chunk inside its transient.
+    if (!m.traits.final_softcap || s.loss == Loss::fused || s.loss == Loss::cce || s.loss == Loss::chunked_nll) return;
     const double V = static_cast<double>(m.vocab);
     l.saved += c * V * T;
     l.forward_peak += c * V * T;
@@ -63,6 +64,31 @@ void cut_cross_entropy(const Scenario& s, const ModelSpec& m, double c, double T
     l.forward_peak = 0;
     l.backward_peak = c * h * T + (head_trained ? c * V * h : 0);
     l.detail = "Cut Cross-Entropy: no logits tensor (hidden states, log-sum-exp; backward's input gradient)";
+}
+
+// TRL's SFT loss `chunked_nll` (trl/trainer/sft_trainer.py @f2cd5771, _chunked_cross_entropy_loss and _chunk;
+// the SFTConfig default from TRL 1.7, PR #5846, unless use_liger_kernel): the model's forward is patched to skip
+// the lm_head; the hidden states are reordered (valid tokens first: hidden[order], a copy of T x h) and cut into
+// chunks of 256 tokens (_CHUNKED_LM_HEAD_CHUNK_SIZE), each run under torch.utils.checkpoint, so a chunk keeps
+// only its input until backward recomputes it. Inside a chunk: `h.float() @ w.float().t()` makes an fp32 copy
+// of a 16-bit output weight (V x h x 4 B; none when the model is fp32), which autocast casts back to 16 bits for
+// the matmul (V x h x 2 B); then the chunk's logits (K x V, 16-bit under autocast), the fp32 log-softmax and,
+// for the logged entropy, log_p.exp() and its product with log_p (fp32 each). Backward recomputes the chunk and
+// adds the fp32 gradients of log_p and of the logits and, for a trained output weight, its 16-bit gradient and
+// the fp32 gradient of w.float() (the persistent .grad is counted with the gradients). `w_bytes`: the weight's
+// dtype as loaded (fp32 under *-mixed and fp32 precision, else 16-bit); the hidden states are in that dtype
+// too (the final norm runs in the weights' dtype under autocast).
+void trl_chunked_nll(const Scenario& s, const ModelSpec& m, double c, double T, bool head_trained, LossMemory& l) {
+    constexpr double kChunk = 256;  // _CHUNKED_LM_HEAD_CHUNK_SIZE
+    const double V = static_cast<double>(m.vocab), h = static_cast<double>(m.hidden);
+    const bool fp32_weights = s.precision == Precision::fp32 || s.precision == Precision::bf16_mixed || s.precision == Precision::fp16_mixed;
+    const double w_bytes = fp32_weights ? 4 : 2;
+    const double weight_copies = (w_bytes == 4 ? 0 : 4 * V * h) + (c == 2 ? 2 * V * h : 0);
+    const double K = std::min(kChunk, T);
+    l.saved = w_bytes * h * T + 16 * T;  // the reordered hidden states, the int64 labels and order
+    l.forward_peak = weight_copies + (c + 12) * K * V;
+    l.backward_peak = weight_copies + (c + 16) * K * V + (head_trained ? 6 * V * h : 0);
+    l.detail = "TRL's chunked_nll: 256 tokens' logits at a time, each chunk checkpointed (an fp32 copy of the output weight per chunk)";
 }
 
 // torchtitan's ChunkedLossWrapper runs the output layer and the loss one sequence chunk at a time and calls
@@ -164,6 +190,9 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
         }
         case Loss::cce:
             cut_cross_entropy(s, m, c, T, head_trained, l);
+            break;
+        case Loss::chunked_nll:
+            trl_chunked_nll(s, m, c, T, head_trained, l);
             break;
         case Loss::liger_ce: {
             // Liger-Kernel's LigerCrossEntropyLoss (src/liger_kernel/ops/cross_entropy.py @b5672a15): the Triton
