@@ -55,3 +55,88 @@ TEST_CASE("kernels: a layer stack's step is its kernels' time, not a borrowed MF
     CHECK(detail::stack_micro_batch_time(half).gpu_s < 0.6 * t.gpu_s);
     CHECK(detail::stack_micro_batch_time(half).cpu_s == t.cpu_s);
 }
+
+TEST_CASE("kernels: transformers' NewGELUActivation runs its tanh formula as eager elementwise passes") {
+    using nlohmann::json;
+    const json gpt2 = {{"model", "gpt2"}, {"gpu", "h200"}, {"precision", "fp32"}, {"micro_batch", 8}, {"seq_len", 1024},
+                       {"checkpointing", "none"}};
+    // 41 passes more than one GeLU kernel over the MLP's width (8 x 1024 tokens x 3072) in 12 layers, 4-byte
+    // elements, at 80 % of 4.8 TB/s.
+    const double passes_bytes = 8.0 * 1024 * 3072 * 12 * 4 / (0.8 * 4800e9);
+    CHECK(detail::eager_gelu_seconds(test::scenario(gpt2)) == Approx(41 * passes_bytes));
+    json ckpt = gpt2;
+    ckpt["checkpointing"] = "full";  // the forward's 16 passes again
+    CHECK(detail::eager_gelu_seconds(test::scenario(ckpt)) == Approx(57 * passes_bytes));
+    json mixed = gpt2;
+    mixed["precision"] = "bf16-mixed";  // autocast runs pow in fp32 and the chain after it promotes
+    CHECK(detail::eager_gelu_seconds(test::scenario(mixed)) == Approx(41 * passes_bytes));
+    json bf16 = gpt2;
+    bf16["precision"] = "bf16";
+    CHECK(detail::eager_gelu_seconds(test::scenario(bf16)) == Approx(41 * passes_bytes / 2));
+    json compiled = gpt2;
+    compiled["framework"] = "torchtune";
+    compiled["compile"] = true;
+    CHECK(detail::eager_gelu_seconds(test::scenario(compiled)) == 0);
+    CHECK(detail::eager_gelu_seconds(test::scenario({{"model", "llama-3.2-1b"}, {"gpu", "h200"}})) == 0);  // SiLU: one kernel
+}
+
+TEST_CASE("kernels: tensor-core convolutions pay cuDNN's NCHW transposes, depthwise ones do not") {
+    using nlohmann::json;
+    // One 3x3 convolution, 64 -> 64 channels at 56 x 56, batch 64 on an H200, and the same shape depthwise.
+    auto conv = [](int groups, const char* precision, const char* gpu = "h200") {
+        const json stack = {{"input", {64, 56, 56}},
+                            {"layers", {{{"type", "conv2d"}, {"name", "c"}, {"out_channels", 64}, {"kernel_size", 3}, {"padding", 1},
+                                         {"groups", groups}, {"bias", false}}}}};
+        return detail::stack_micro_batch_time(
+            test::scenario({{"model", stack}, {"gpu", gpu}, {"precision", precision}, {"micro_batch", 64}}));
+    };
+    const double tensor = 64.0 * 64 * 56 * 56;  // elements of the input, and of the output
+    const double bw = 0.8 * 4800e9;
+    // bf16: each of the 3 passes reads and writes its input and output once more (2 x (in + out) x 2 bytes);
+    // the pass itself is at least its own bytes.
+    CHECK(conv(1, "bf16").matmul_s >= (3 * 2 * 2 * tensor * 2 + 3 * 2 * tensor * 2) / bw);
+    // fp32 on Hopper runs TF32 tensor cores: the same transposes in 4-byte elements.
+    CHECK(conv(1, "fp32").matmul_s >= (3 * 2 * 2 * tensor * 4 + 3 * 2 * tensor * 4) / bw);
+    // Depthwise: no tensor cores, no transposes, only its bytes.
+    CHECK(conv(64, "bf16").matmul_s == Approx(3 * 2 * tensor * 2 / bw + 3 * 64 * 9 * 2 / bw));
+    // Before Ampere fp32 convolutions run on CUDA cores in NCHW: no transposes; this one is bound by its FLOPs
+    // (3 passes) at 80 % of 15.7 TFLOPS, half a tile wide (64 of 128 output channels).
+    const double flops = 2.0 * 64 * 56 * 56 * 64 * 9 * 64;
+    CHECK(conv(1, "fp32", "v100-32gb").matmul_s == Approx(3 * flops / (0.8 * 15.7e12 * 0.5)));
+}
+
+TEST_CASE("kernels: under autocast a layer stack's layer norms and residual stream are fp32, casts in front of matmuls") {
+    using nlohmann::json;
+    // A ViT-style block: tokens [197, 768] -> layer_norm -> linear: under bf16 autocast the norm writes fp32 and
+    // the linear casts it to bf16 first; in pure bf16 neither happens.
+    const json stack = {{"input", {197, 768}},
+                        {"layers", {{{"type", "layer_norm"}, {"name", "ln"}}, {{"type", "linear"}, {"name", "fc"}, {"out_features", 768}}}}};
+    auto time = [&](const char* precision) {
+        return detail::stack_micro_batch_time(test::scenario({{"model", stack}, {"gpu", "h200"}, {"precision", precision}, {"micro_batch", 128}}));
+    };
+    const auto mixed = time("bf16-mixed"), bf16 = time("bf16");
+    const double bw = 0.8 * 4800e9, x = 128.0 * 197 * 768;
+    CHECK(mixed.pointwise_s == Approx(2 * bf16.pointwise_s));  // the norm's 7 passes in 4-byte elements
+    // The cast of the norm's output (read 4, write 2 bytes) and of its gradient back, and the weight's casts.
+    CHECK(mixed.matmul_s == Approx(bf16.matmul_s + 12 * x / bw + 12 * (768.0 * 768 + 768) / bw));
+}
+
+TEST_CASE("kernels: a layer stack's CPU time is its layers' eager ops, views, copies and autocast's casts included") {
+    using nlohmann::json;
+    // nn.MultiheadAttention issues 26 ops a forward (multi_head_attention_forward's views, copies, SDPA and
+    // projections), each with its backward node, at 26 us forward and 52 us backward; a layer norm one.
+    const json stack = {{"input", {197, 768}},
+                        {"layers", {{{"type", "layer_norm"}, {"name", "ln"}},
+                                    {{"type", "multi_head_attention"}, {"name", "attn"}, {"embed_dim", 768}, {"num_heads", 12}}}}};
+    auto cpu = [&](const char* precision) {
+        return detail::stack_micro_batch_time(test::scenario({{"model", stack}, {"gpu", "h200"}, {"precision", precision}, {"micro_batch", 8}}))
+            .cpu_s;
+    };
+    CHECK(cpu("bf16") == Approx(27 * (26e-6 + 52e-6)));
+    // Under autocast the attention casts its weights and its fp32 input (the layer norm's output) first.
+    CHECK(cpu("bf16-mixed") == Approx(29 * (26e-6 + 52e-6)));
+    // Batch norm adds num_batches_tracked's increment, which records no backward.
+    const json bn = {{"input", {16, 8, 8}}, {"layers", {{{"type", "batch_norm"}, {"name", "bn"}}}}};
+    CHECK(detail::stack_micro_batch_time(test::scenario({{"model", bn}, {"gpu", "h200"}, {"micro_batch", 8}})).cpu_s ==
+          Approx(2 * 26e-6 + 52e-6));
+}

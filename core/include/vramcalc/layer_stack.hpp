@@ -35,6 +35,7 @@ namespace vramcalc {
 struct StackLayer {
     std::string name;             // qualified: "layer3.0.conv1" (block name, instance, layer name)
     std::string type;             // as written: "conv2d", "relu", ...
+    std::vector<i64> in_shape;    // per sample: the tensor it reads (its input, or the one "input_from" names)
     std::vector<i64> out_shape;   // per sample
     std::vector<ParamGroup> params;
     i64 buffers = 0;              // non-trained state elements (batch norm running mean and variance)

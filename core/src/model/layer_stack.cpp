@@ -189,6 +189,7 @@ struct Walker {
         StackLayer L;
         L.name = qualified;
         L.type = type;
+        L.in_shape = src.shape;
         L.out_shape = res->shape;
         L.params = std::move(res->params);
         L.buffers = res->buffers;

@@ -96,14 +96,17 @@ StepFlops training_flops(const Scenario& s) {
     // Per-op checkpointing runs again the linears it did not keep (wk, wo, w3 in a Llama layer).
     const double linears_fwd = f.linear_trained + f.linear_frozen + f.adapters;
     st.linears = st.tokens * (linears_fwd + 2 * f.linear_trained + f.linear_frozen + 2 * f.adapters);
+    st.attention = st.tokens * 3 * f.attention;  // forward and backward (2x)
     if (s.checkpointing == Checkpointing::selective_op) {
         st.recompute = st.tokens * (f.linear_trained + f.linear_frozen) * op_checkpoint_recompute_share(m);
         st.linears += st.recompute;
     } else if (recomputes_layers(s.checkpointing)) {
         st.recompute = st.tokens * layers_fwd;
         st.linears += st.tokens * linears_fwd;
+        st.attention += st.tokens * f.attention;
     } else if (s.checkpointing == Checkpointing::selective) {
         st.recompute = st.tokens * f.attention;
+        st.attention += st.recompute;
     }
     return st;
 }

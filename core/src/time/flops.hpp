@@ -28,7 +28,9 @@ struct StepFlops {
     double forward = 0, backward = 0, recompute = 0;
     // Of the executed FLOPs: those of the linear layers (not the output layer or the attention core; what
     // torchao's float8 converts) and those of convolutions (a layer stack's conv layers; cuDNN runs them).
-    double linears = 0, convs = 0;
+    // And those of the attention core (q.k scores and probabilities @ v, recomputation included): SDPA's kernels,
+    // whose units under fp32 differ from the linears' (peaks.cpp).
+    double linears = 0, convs = 0, attention = 0;
     double model() const { return forward + backward; }  // what MFU is computed on
     double executed() const { return forward + backward + recompute; }
 };

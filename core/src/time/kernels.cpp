@@ -29,8 +29,11 @@ namespace vramcalc::detail {
 //   casts make up the rest.
 // - backward_op_s 52 us: two eager_op_s, since speed.cpp's launch floor counts a backward as two
 //   forward-equivalent passes.
+// - matmul_share 0.8: even large GEMMs run below the datasheet peak: the maximum achievable matmul FLOPS
+//   is about 80 % of it (Stas Bekman, ml-engineering, compute/accelerator/README.md, "Maximum Achievable
+//   Matmul FLOPS": H100 SXM BF16 ~794 of 989 TFLOPS).
 const KernelCosts& kernel_costs() {
-    static const KernelCosts k{0.8, 5e-6, 26e-6, 52e-6};
+    static const KernelCosts k{0.8, 5e-6, 26e-6, 52e-6, 0.8};
     return k;
 }
 
@@ -145,6 +148,28 @@ double moe_loop_seconds(const Scenario& s) {
     const double layers = static_cast<double>(m.moe_layers > 0 ? m.moe_layers : s.model.layers);
     const double passes = static_cast<double>(s.grad_accum) * (3.0 + (recomputes_layers(s.checkpointing) ? 1.0 : 0.0));
     return layers * hit * 9.0 * kernel_costs().eager_op_s * passes;
+}
+
+// transformers' NewGELUActivation (activations.py: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 *
+// pow(x, 3))))) runs 8 eager kernels forward, each reading and writing the MLP's width: pow 2 passes, the
+// scale 2, the add 3, the scale 2, tanh 2, 1 + 2, 0.5 x 2, the product 3 (18); autograd runs their backwards:
+// the product's two gradients 6, 0.5 x 2, tanh_backward 3, the scale 2, the scale 2, pow_backward (x^2, x 3,
+// x grad) 7, and the sums of x's three gradients 6 (28). One GeLU kernel makes 2 passes forward and 3 back:
+// 41 passes more per MLP and micro-batch, 16 more when checkpointing runs the forward again. Under autocast
+// `pow` runs in fp32 (aten/src/ATen/autocast_mode.cpp, the CUDA fp32 list), and the ops after it promote to
+// fp32, so the chain moves 4-byte elements unless the whole run is bf16/fp16. torch.compile fuses the chain.
+double eager_gelu_seconds(const Scenario& s) {
+    const ModelSpec& m = s.model;
+    if (!m.traits.gelu_tanh_eager || s.compile || m.stack || (s.framework != Framework::hf && s.framework != Framework::deepspeed))
+        return 0;
+    const double bw = peak_bytes_per_s(s.gpu) * kernel_costs().bandwidth_share;
+    if (bw <= 0) return 0;
+    const double passes = 41.0 + (recomputes_layers(s.checkpointing) ? 16.0 : 0.0);
+    const double width = s.precision == Precision::bf16 || s.precision == Precision::fp16 ? 2.0 : 4.0;
+    const double elements = static_cast<double>(s.micro_batch) * static_cast<double>(s.seq_len) *
+                            static_cast<double>(m.intermediate) * static_cast<double>(m.layers) /
+                            static_cast<double>(std::max<std::int64_t>(1, s.tp));  // a tensor-parallel rank holds 1/tp of the width
+    return static_cast<double>(s.grad_accum) * passes * width * elements / bw;
 }
 
 }  // namespace vramcalc::detail

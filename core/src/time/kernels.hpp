@@ -15,6 +15,7 @@ struct KernelCosts {
     double kernel_floor_s = 0;   // the shortest a kernel takes on the GPU (launch to completion)
     double eager_op_s = 0;       // CPU time eager PyTorch spends issuing one op with autograd (forward)
     double backward_op_s = 0;    // CPU time the autograd engine spends per op in backward
+    double matmul_share = 0;     // of a datasheet matmul peak that large GEMMs reach
 };
 const KernelCosts& kernel_costs();
 
@@ -41,5 +42,9 @@ DoraTime dora_seconds(const Scenario& s);
 
 // Extra time per step of transformers' eager MoE path: the experts run one after another.
 double moe_loop_seconds(const Scenario& s);
+
+// Extra GPU time per step of transformers' NewGELUActivation ("gelu_new": GPT-2, GPT-J, Phi-1/2): the tanh
+// formula as eager elementwise ops where one GeLU kernel would do.
+double eager_gelu_seconds(const Scenario& s);
 
 }  // namespace vramcalc::detail

@@ -17,25 +17,32 @@ std::string tflops(double flops_per_s) { return printf_string("%.4g", flops_per_
 // HF Trainer's `tf32` argument defaults to None, which leaves PyTorch's defaults. fp16 runs at the fp16
 // tensor-core rate, bf16 at bf16's; torchao's float8 recipes convert the linear layers (nn.Linear, not the
 // output layer: torchtitan's float8 converter skips it) to fp8 matmuls, the attention core stays bf16.
+// The attention core of an fp32 run through SDPA has no flash kernel (fp16/bf16 only) and runs PyTorch's
+// memory-efficient kernel, whose fp32 GEMMs on compute capability 8.0 and later are CUTLASS's 3xTF32
+// (aten/src/ATen/native/transformers/cuda/mem_eff_attention/gemm_kernel_utils.h, DefaultGemmType<ArchTag,
+// float>: OpClassTensorOp with OpMultiplyAddFastF32, three TF32 MMAs per product): a third of the TF32 peak.
+// Eager attention's fp32 bmm follows the matmul flag (FP32 units).
 MatmulRates matmul_rates(const Scenario& s) {
     const GpuSpec& g = s.gpu;
     MatmulRates r;
     r.reference = g.peak_bf16_tflops * 1e12;
     const double fp32 = g.peak_fp32_tflops * 1e12, tf32 = g.peak_tf32_tflops * 1e12;
     const double fp16 = (g.peak_fp16_tflops > 0 ? g.peak_fp16_tflops : g.peak_bf16_tflops) * 1e12;
-    r.matmul = r.linear = r.conv = r.reference;
+    r.matmul = r.linear = r.conv = r.attention = r.reference;
     const bool train = s.workload == Workload::train;
     if (train && s.precision == Precision::fp32) {
         if (fp32 > 0) {
-            r.matmul = r.linear = fp32;
+            r.matmul = r.linear = r.attention = fp32;
             r.conv = tf32 > 0 ? tf32 : fp32;
+            if (tf32 > 0 && g.vendor != "amd" && s.attention != Attention::eager) r.attention = tf32 / 3;
             r.text = "fp32 matmuls at " + tflops(fp32) + " dense FP32 TFLOPS (PyTorch: no TF32 for matmuls)";
             if (s.model.stack) r.text += ", convolutions at " + tflops(r.conv) + (tf32 > 0 ? " TF32 (cuDNN's default)" : " FP32 (no TF32)");
+            else if (r.attention != fp32) r.text += ", the attention core at " + tflops(r.attention) + " (SDPA's memory-efficient kernel: 3xTF32)";
         } else if (r.reference > 0) {
             r.missing = "the catalog gives no FP32 peak for " + g.name + ": fp32 matmuls are priced at its bf16 peak, far too fast";
         }
     } else if (train && (s.precision == Precision::fp16 || s.precision == Precision::fp16_mixed) && fp16 != r.reference) {
-        r.matmul = r.linear = r.conv = fp16;
+        r.matmul = r.linear = r.conv = r.attention = fp16;
         r.text = "fp16 matmuls at " + tflops(fp16) + " dense FP16 TFLOPS";
     }
     if (train && s.float8 != Float8::none) {

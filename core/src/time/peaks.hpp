@@ -14,6 +14,7 @@ struct MatmulRates {
     double matmul = 0;     // attention core, output layer, and linears outside float8
     double linear = 0;     // linear layers (fp8 under a float8 recipe)
     double conv = 0;       // convolutions (TF32 under fp32: cuDNN's default)
+    double attention = 0;  // the attention core (SDPA's kernels; 3xTF32 under fp32 on NVIDIA Ampere and later)
     std::string text;      // what the rates are, for the speed basis ("" when all are the bf16 peak)
     std::string missing;   // a figure the catalog lacks and what stands in for it ("" = none)
 };

@@ -28,18 +28,32 @@ namespace {
 // user's own run's share of the peaks the run uses: compute = matmul time at those peaks / MFU.
 double compute_seconds(const Scenario& s, const StepFlops& f, double mfu) {
     const MatmulRates r = matmul_rates(s);
-    if (r.reference <= 0 || r.matmul <= 0 || r.linear <= 0 || r.conv <= 0 || mfu <= 0) return 0;
-    const double other = std::max(0.0, f.executed() - f.linears - f.convs);
-    const double matmuls = f.linears / r.linear + f.convs / r.conv + other / r.matmul;
+    if (r.reference <= 0 || r.matmul <= 0 || r.linear <= 0 || r.conv <= 0 || r.attention <= 0 || mfu <= 0) return 0;
+    const double other = std::max(0.0, f.executed() - f.linears - f.convs - f.attention);
+    const double matmuls = f.linears / r.linear + f.convs / r.conv + f.attention / r.attention + other / r.matmul;
     if (s.mfu > 0) return matmuls / mfu;
+    // The rest holds the published runs' bf16 matmuls' shortfall from peak. A matmul on slower units (FP32,
+    // TF32) falls short of their peak by the same share (kernel_costs().matmul_share of the datasheet, the
+    // maximum achievable matmul FLOPS), so its shortfall is charged at its own rate, less the bf16 one the
+    // rest has. Faster units (float8 linears) get no saving: torchao's float8 linears add amax and cast
+    // kernels the rest does not hold, and the published float8 runs are already estimated too fast.
+    const double share = kernel_costs().matmul_share;
+    auto shortfall = [&](double flops, double rate) {
+        return rate < r.reference ? flops * (1 / share - 1) * (1 / rate - 1 / r.reference) : 0.0;
+    };
+    const double slower = shortfall(f.linears, r.linear) + shortfall(f.convs, r.conv) + shortfall(f.attention, r.attention) +
+                          shortfall(other, r.matmul);
     // Half the rest is taken as memory-bound and scales with bandwidth, within the architecture the MFU was
     // measured on (Hopper, Ampere; others borrow Hopper's figure and keep it whole). The half is a fit on the
     // project's H200 step times (tests/data/throughput_runs.json, S18: bf16 LLM rows); the other half is the
-    // matmuls' shortfall from peak and the gaps between kernels, which bandwidth does not change.
+    // matmuls' shortfall from peak and the gaps between kernels, which bandwidth does not change. The
+    // memory-bound half moves the step's activations: 2-byte ones in the published bf16 runs, 4-byte ones in
+    // an fp32 run (its norms, activations and residual adds read and write fp32 tensors), so it doubles there.
     const double bw = peak_bytes_per_s(s.gpu);
     const bool source_arch = s.gpu.arch == "hopper" || s.gpu.arch == "ampere";
-    const double scale = bw > 0 && source_arch ? 0.5 + 0.5 * mfu_source_bytes_per_s(s.gpu) / bw : 1.0;
-    return matmuls + scale * f.executed() * (1.0 / (r.reference * mfu) - 1.0 / r.reference);
+    const double bytes = s.precision == Precision::fp32 ? 2.0 : 1.0;
+    const double memory_half = 0.5 * bytes * (bw > 0 && source_arch ? mfu_source_bytes_per_s(s.gpu) / bw : 1.0);
+    return matmuls + slower + (0.5 + memory_half) * f.executed() * (1.0 / (r.reference * mfu) - 1.0 / r.reference);
 }
 
 // Returns whether the step's traffic crossed the GPU's PCIe link (collectives without a GPU fabric, offload).
@@ -97,7 +111,7 @@ bool training_speed(const Scenario& s, const Bill& b, Speed& sp) {
     // linear, transformers' MoE expert loop.
     const DoraTime dora = dora_seconds(s);
     sp.launch_s += dora.issue_s + moe_loop_seconds(s);
-    sp.compute_s += dora.gpu_s / gpus;
+    sp.compute_s += dora.gpu_s / gpus + eager_gelu_seconds(s);
     // A layer stack kernel by kernel (stack_time.cpp) instead of a borrowed MFU: its convolutions, norms and
     // activations, and the CPU time eager PyTorch takes to issue them.
     if (s.model.stack && s.mfu <= 0) {
@@ -170,7 +184,10 @@ void estimate_speed(const Scenario& s, Bill& b) {
     if (s.model.stack) sp.unit = s.model.stack->input.size() == 3 ? "images" : "samples";
     if (s.workload == Workload::train) {
         const MatmulRates r = matmul_rates(s);
-        if (!r.text.empty()) sp.basis += "; " + r.text + (s.mfu > 0 ? "" : ", the rest of the step as in a bf16 run");
+        const char* rest = s.mfu > 0 || s.model.stack ? ""  // a stack is priced kernel by kernel (stack_time.cpp)
+                           : s.precision == Precision::fp32 ? ", the rest of the step as in a bf16 run, in fp32 tensors"
+                                                            : ", the rest of the step as in a bf16 run";
+        if (!r.text.empty()) sp.basis += "; " + r.text + rest;
         if (!r.missing.empty()) b.warnings.push_back(r.missing);
         if (training_speed(s, b, sp) && pcie_assumed(s.gpu))
             b.warnings.push_back("no PCIe generation for " + s.gpu.name + " (gpu.pcie_gen): its host link is taken as PCIe Gen4 x" +

@@ -19,6 +19,12 @@ double elements(const std::vector<i64>& shape) {
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 
+double weight_elements(const StackLayer& l) {
+    double n = 0;
+    for (const auto& p : l.params) n += static_cast<double>(p.numel_each() * p.count);
+    return n;
+}
+
 // Tensor passes a pointwise layer makes over memory in forward plus backward, in units of its output (E) and
 // input (I) elements: one read or one write of a tensor is one pass. From the kernels PyTorch runs for each
 // (aten/src/ATen/native/cuda/Normalization.cuh for batch norm's training path: a statistics pass over x,
@@ -45,35 +51,103 @@ Passes pointwise_passes(const std::string& t) {
     return {0, 0};  // views: flatten, identity, to_tokens, select_token, to_grid
 }
 
+// Eager ops a layer issues from Python per forward (each records an autograd node, which the backward runs),
+// counted as kernel_costs().eager_op_s counts them: views and transposes included (its 26 us are a Llama
+// layer's 1.3 ms over its ~50 ops, views among them). From the modules' code (torch 2.x):
+//  - nn.MultiheadAttention (batch_first, need_weights=False, torch/nn/functional.py multi_head_attention_forward):
+//    the input's transpose; _in_projection_packed's linear, unflatten, unsqueeze, transpose, squeeze,
+//    contiguous and three selects; q, k, v each view + transpose, then view again for SDPA; SDPA; the output's
+//    permute, contiguous, view; out_proj; view; the transpose back: 26.
+//  - nn.BatchNorm2d in training: F.batch_norm and num_batches_tracked.add_(1) (torch/nn/modules/batchnorm.py);
+//    the counter's add records no backward: 2 forward, 1 backward.
+//  - ViT's class token (expand, cat), to_tokens (reshape, permute), to_grid (permute, reshape), geglu (chunk,
+//    gelu, product): 2, 2, 2, 3; identity none; every other layer one.
+struct EagerOps {
+    double forward = 1, backward = 1;
+};
+EagerOps eager_ops(const std::string& t) {
+    if (t == "identity") return {0, 0};
+    if (t == "multi_head_attention") return {26, 26};
+    if (t == "batch_norm" || t == "batch_norm1d" || t == "batch_norm2d") return {2, 1};
+    if (t == "class_token" || t == "to_tokens" || t == "to_grid") return {2, 2};
+    if (t == "geglu") return {3, 3};
+    return {};
+}
+
 bool is_matmul(const std::string& t) {
     return starts_with(t, "conv") || t == "linear" || t == "multi_head_attention" || t == "embedding";
 }
 
+// Bytes per element of a layer's output. A pure fp32 or 16-bit run keeps one width throughout. Under autocast
+// (bf16-mixed, fp16-mixed) it follows autocast's op lists (aten/src/ATen/autocast_mode.cpp, CUDA): convolutions,
+// linears and attention's matmuls are in the lower-precision list and write 16-bit outputs; layer_norm and
+// group_norm are in the fp32 list and write fp32; batch norm is on neither and keeps its input's dtype; an op
+// with an fp32 parameter operand (ViT's class token and position embedding, ConvNeXt's layer scale) and an
+// embedding lookup of fp32 weights give fp32, and a residual add promotes to the wider of its operands, so once
+// the skip path is fp32 (`stream`) every add after it is too. Activations, pools and views keep their input's.
+struct Widths {
+    bool autocast = false;
+    double base = 4;    // the run's width outside autocast
+    double stream = 2;  // the width of the residual stream (the skip operand of the next add)
+    double output(const std::string& t, double in) {
+        if (!autocast) return base;
+        if (t == "embedding") return 4;
+        if (is_matmul(t) || t == "geglu") return 2;
+        if (t == "layer_norm" || t == "group_norm" || t == "class_token" || t == "position_embedding" || t == "layer_scale")
+            return stream = 4;
+        if (t == "add" || t == "concat") return stream = std::max(in, stream);
+        return in;
+    }
+};
+
 // One matmul layer (a convolution as cuDNN's implicit GEMM, a linear, attention) forward + backward: each
 // of its passes (forward, input gradient, weight gradient) is bounded by the larger of its FLOPs at the
 // rate of its units, scaled by how much of a tensor-core tile its output channels fill, and its bytes.
-double matmul_layer_seconds(const StackLayer& l, double in_elems, double batch, double act_bytes, bool trains,
-                            double rate, double bw) {
-    const double out = elements(l.out_shape) * batch;
-    const double in = in_elems * batch;
-    double weights = 0;
-    for (const auto& p : l.params) weights += static_cast<double>(p.count);
-    const double channels = l.out_shape.empty() ? 1 : static_cast<double>(l.out_shape.front());
+struct MatmulLayer {
+    double in = 0, out = 0;      // elements of its input and output, whole micro-batch
+    double in_width = 4, width = 2;  // their bytes per element
+    bool trains = true;
+    double in_channels = 0;      // a convolution's input channels (C of C, H, W)
+    double rate = 0;             // the peak of its units (FLOP/s)
+    bool tensor_core_convs = false;  // the run's convolutions use tensor cores (TF32 or 16-bit; peaks.cpp)
+};
+double matmul_layer_seconds(const StackLayer& l, const MatmulLayer& m, double batch, double bw) {
+    const double weights = weight_elements(l);
+    // Output channels: a convolution's first dimension (C, H, W), a linear's or attention's last (T, D).
+    const bool conv = starts_with(l.type, "conv");
+    const double channels = l.out_shape.empty() ? 1 : static_cast<double>(conv ? l.out_shape.front() : l.out_shape.back());
     const double reduction = channels > 0 ? l.flops / 2.0 / std::max(1.0, elements(l.out_shape)) : 0;  // K of the GEMM
     // Tile fill: CUTLASS/cuDNN tensor-core GEMM tiles are 128 wide in N (output channels) and 32-64 deep in K
     // (cutlass/include/cutlass/gemm/device/default_gemm_configuration.h: ThreadblockShape 128x128x32 for
     // SM80 tensor-op GEMMs); a layer with fewer output channels or a shorter reduction leaves the rest of the
-    // tile idle. Depthwise convolutions (K = kernel area, 9-25) do not use tensor cores at all: their FLOPs
-    // are negligible and the pass is bounded by its bytes.
+    // tile idle. Grouped convolutions (below) do not use tensor cores at all: their FLOPs are negligible and
+    // the pass is bounded by its bytes.
     const double fill = std::min(1.0, channels / 128.0) * std::min(1.0, reduction / 64.0);
     const double flops = l.flops * batch;
-    const double passes = trains ? 3.0 : 2.0;  // forward, input gradient, (weight gradient)
-    // Even a full tile runs below the datasheet peak: the maximum achievable matmul FLOPS of large GEMMs is
-    // about 80 % of it (Stas Bekman, ml-engineering, compute/accelerator/README.md, "Maximum Achievable
-    // Matmul FLOPS": H100 SXM BF16 ~794 of 989 TFLOPS).
-    const double mm = reduction < 32 ? 0 : flops * passes / (0.8 * rate * std::max(fill, 1e-3));
-    const double bytes = act_bytes * (in + out) * passes + weights * act_bytes * (trains ? 3.0 : 1.0);
-    return std::max(mm, bytes / bw);
+    const double passes = m.trains ? 3.0 : 2.0;  // forward, input gradient, (weight gradient)
+    // A grouped convolution's reduction is (C / groups) x kernel area, shorter than its input channels C only
+    // when groups exceed the kernel area: depthwise convolutions (MobileNet, ConvNeXt, EfficientNet). PyTorch
+    // runs those with its own NCHW depthwise kernels or cuDNN's grouped ones, not as a tensor-core GEMM.
+    const bool grouped = conv && reduction < m.in_channels;
+    // Even a full tile runs below the datasheet peak (kernel_costs().matmul_share).
+    const bool tensor_cores = reduction >= 32 && !grouped;
+    const double mm = tensor_cores ? flops * passes / (kernel_costs().matmul_share * m.rate * std::max(fill, 1e-3)) : 0;
+    const double bytes = (m.width * (m.in + m.out) * passes + weights * m.width * (m.trains ? 3.0 : 1.0));
+    double seconds = std::max(mm, bytes / bw);
+    // cuDNN's tensor-core kernels work on NHWC; PyTorch's default (contiguous) format is NCHW, so cuDNN
+    // transposes each operand in and the result out around every call (NVIDIA, "Tensor Ops Made Easier in
+    // cuDNN", 2018: packed NCHW tensors are transformed for Tensor Cores; MosaicML Composer's ChannelsLast
+    // method card: "the NCHW tensor must be transposed to NHWC before the convolution and transposed back to
+    // NCHW after"; pytorch/pytorch#54324 profiles cudnn::ops::genericTranspose_kernel at 92 % of an fp16
+    // model's kernel time; PyTorch's N. Gimelshein in pytorch/pytorch#44943: channels-last speeds up only fp16
+    // convolutions on the V100 of 2020, whose fp32 convolutions ran on CUDA cores; TF32 convolutions on
+    // Ampere and later are tensor-core kernels too). Each pass reads and writes its input-side and output-side
+    // tensors once more: 2 x (in + out) elements a pass, in the convolution's own width.
+    if (conv && m.tensor_core_convs && tensor_cores && l.out_shape.size() >= 3) seconds += 2.0 * (m.in + m.out) * m.width * passes / bw;
+    // Under autocast an fp32 input is cast to 16 bits before the matmul (read 4 + write 2 bytes an element) and
+    // its gradient back (read 2 + write 4); the weights' casts are counted by the caller.
+    if (m.in_width > m.width) seconds += (m.in_width + m.width) * m.in * (m.trains ? 2.0 : 1.0) / bw;
+    return seconds;
 }
 
 }  // namespace
@@ -86,32 +160,52 @@ StackTime stack_micro_batch_time(const Scenario& s) {
     const double bw = peak_bytes_per_s(s.gpu) * k.bandwidth_share;
     if (bw <= 0 || r.conv <= 0 || r.matmul <= 0) return t;
     const double batch = static_cast<double>(s.micro_batch);
-    const double act_bytes = s.precision == Precision::fp32 ? 4.0 : 2.0;
+    const bool mixed = s.precision == Precision::bf16_mixed || s.precision == Precision::fp16_mixed;
+    Widths w{mixed, s.precision == Precision::fp32 ? 4.0 : 2.0};
     const bool lora = s.method == Method::lora || s.method == Method::qlora;
-    double prev = elements(s.model.stack->input);
-    double kernels = 0, ops = 0;
+    // cuDNN's NHWC tensor-core kernels (TF32 from Ampere on); MIOpen on AMD GPUs is not described here.
+    const bool tensor_core_convs = s.gpu.vendor != "amd" && (s.precision != Precision::fp32 || s.gpu.peak_tf32_tflops > 0);
+    // Images arrive as fp32 tensors. A layer that reads an earlier tensor ("input_from") is given the width of
+    // the layer before it (the stacks shipped read an earlier tensor of the same width).
+    double prev_width = mixed ? 4.0 : w.base;
+    double kernels = 0, forward_ops = 0, backward_ops = 0, cast_ops = 0;
     for (const auto& l : s.model.stack->layers) {
         const double out = elements(l.out_shape);
+        const double in = elements(l.in_shape);
+        const double width = w.output(l.type, prev_width);
         if (is_matmul(l.type)) {
-            const bool trains = l.trainable && !lora;
-            const double rate = starts_with(l.type, "conv") ? r.conv : r.matmul;
-            t.matmul_s += matmul_layer_seconds(l, prev, batch, act_bytes, trains, rate, bw);
-            kernels += trains ? 3 : 2;
-            ops += 1;
+            MatmulLayer m;
+            m.in = in * batch;
+            m.out = out * batch;
+            m.in_width = prev_width;
+            m.width = width;
+            m.trains = l.trainable && !lora;
+            m.rate = starts_with(l.type, "conv") ? r.conv : r.matmul;
+            m.in_channels = l.in_shape.empty() ? 0 : static_cast<double>(l.in_shape.front());
+            m.tensor_core_convs = tensor_core_convs;
+            t.matmul_s += matmul_layer_seconds(l, m, batch, bw);
+            // Autocast's weight casts: read 4 + write 2 bytes an element forward, the gradient back in backward.
+            if (mixed && l.type != "embedding") t.matmul_s += 6.0 * weight_elements(l) * (m.trains ? 2.0 : 1.0) / bw;
+            kernels += m.trains ? 3 : 2;
+            // Autocast casts the fp32 weight (and an fp32 input) with an op of its own (cached_cast,
+            // aten/src/ATen/autocast_mode.cpp), each recorded for backward.
+            if (mixed && l.type != "embedding") cast_ops += 1 + (m.in_width > m.width ? 1 : 0);
         } else {
             const Passes p = pointwise_passes(l.type);
             if (p.out > 0 || p.in > 0) {
-                t.pointwise_s += (p.out * out + p.in * prev) * batch * act_bytes / bw;
+                t.pointwise_s += (p.out * out * width + p.in * in * prev_width) * batch / bw;
                 kernels += 3;
-                ops += 1;
             }
         }
-        prev = out;
+        const EagerOps e = eager_ops(l.type);
+        forward_ops += e.forward;
+        backward_ops += e.backward;
+        prev_width = width;
     }
     // Every kernel takes at least the launch floor on the GPU; eager PyTorch issues one op per layer in
     // forward and its autograd node in backward from the CPU, which the GPU waits on when its kernels are short.
     t.gpu_s = std::max(t.matmul_s + t.pointwise_s, kernels * k.kernel_floor_s);
-    t.cpu_s = ops * (k.eager_op_s + k.backward_op_s);
+    t.cpu_s = (forward_ops + cast_ops) * k.eager_op_s + (backward_ops + cast_ops) * k.backward_op_s;
     return t;
 }
 
