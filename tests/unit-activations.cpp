@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "runtime/sdpa.hpp"
 #include "training/activations.hpp"
 #include "training/loss.hpp"
 #include "test_data.hpp"
@@ -250,4 +251,54 @@ TEST_CASE("activations: torchao mxfp8 casts carry one e8m0 scale byte per 32 ele
     CHECK_FALSE(mentions_mx(mx));
     f["gpu"] = "h100-80gb";
     CHECK(mentions_mx(estimate(test::scenario(f))));
+}
+
+TEST_CASE("activations: SDPA's kernel as PyTorch picks it (sdp_utils.cpp select_sdp_backend)") {
+    using detail::SdpaBackend;
+    GpuSpec h200, a100, v100, mi300;
+    h200.arch = "hopper";
+    a100.arch = "ampere";
+    v100.arch = "volta";
+    mi300.arch = "cdna3";
+    mi300.vendor = "amd";
+    detail::SdpaCall bf16;  // bf16, head_dim 128, no mask, training
+    // Hopper with CUDA 13 and cuDNN > 9.15 puts cuDNN first; Ampere keeps flash first.
+    CHECK(detail::sdpa_backend(h200, bf16) == SdpaBackend::cudnn);
+    CHECK(detail::sdpa_backend(a100, bf16) == SdpaBackend::flash);
+    // A mask rules flash out, not the memory-efficient kernel.
+    detail::SdpaCall masked = bf16;
+    masked.mask = true;
+    CHECK(detail::sdpa_backend(a100, masked) == SdpaBackend::efficient);
+    // fp32: neither cuDNN nor flash; the memory-efficient kernel takes it.
+    detail::SdpaCall fp32 = bf16;
+    fp32.dtype_bytes = 4;
+    CHECK(detail::sdpa_backend(h200, fp32) == SdpaBackend::efficient);
+    // cuDNN's backward takes head_dim <= 128, 192/128 or 256: 160 falls to flash.
+    detail::SdpaCall d160 = bf16;
+    d160.head_dim = d160.v_head_dim = 160;
+    CHECK(detail::sdpa_backend(h200, d160) == SdpaBackend::flash);
+    // bf16 before sm80: no fused kernel takes it, the math path runs.
+    CHECK(detail::sdpa_backend(v100, bf16) == SdpaBackend::math);
+    detail::SdpaCall fp16 = bf16;
+    fp16.bf16 = false;
+    CHECK(detail::sdpa_backend(v100, fp16) == SdpaBackend::efficient);
+    // 16-bit head dimensions must be multiples of 8 for the memory-efficient kernel.
+    detail::SdpaCall d100 = masked;
+    d100.head_dim = d100.v_head_dim = 100;
+    CHECK(detail::sdpa_backend(a100, d100) == SdpaBackend::math);
+    CHECK(detail::sdpa_backend(mi300, bf16) == SdpaBackend::flash);
+    // The math path keeps fp32 probabilities per head and key (plus dropout's mask and output).
+    CHECK(detail::sdpa_math_scores_per_token_key(bf16, 32) == 32 * 4.0);
+    detail::SdpaCall drop = bf16;
+    drop.dropout = 0.1;
+    CHECK(detail::sdpa_math_scores_per_token_key(drop, 32) == 32 * 9.0);
+}
+
+TEST_CASE("activations: the math SDPA kernel keeps the scores, the fused kernels do not") {
+    // A layer's saved bytes at 2048 tokens with bf16 on a V100 (math) against an A100 (flash).
+    const std::string base = R"({"model": "llama-3.2-1b", "method": "full", "precision": "bf16", "micro_batch": 1, "seq_len": 2048, "gpu": ")";
+    const Bill fused = test::bill(base + R"(a100-80gb"})");
+    const Bill math = test::bill(base + R"(v100-32gb"})");
+    // 32 heads x 2048 keys x 4 B per token of the probabilities alone, in each of 16 layers.
+    CHECK(math.component("activations") - fused.component("activations") > 16.0 * 2048 * 32 * 2048 * 4);
 }

@@ -8,11 +8,14 @@
 #include <sstream>
 #include <string>
 
+#include "formats/weight_formats.hpp"
+#include "inference/kv_cache.hpp"
 #include "test_data.hpp"
 #include "vramcalc/hf_config.hpp"
 #include "vramcalc/json_text.hpp"
 
 using namespace vramcalc;
+using detail::weight_bytes;
 
 namespace {
 
@@ -71,12 +74,91 @@ TEST_CASE("arch: DeepSeek-V3.2 is DeepSeek-V3 plus one DSA indexer per layer") {
     CHECK(p.total == 671'026'419'200 + 61 * indexer);
 }
 
+TEST_CASE("arch: DeepSeek-V3.2 under vLLM keeps the indexer's fp8 keys beside the MLA latent") {
+    // vllm/model_executor/models/deepseek_v2.py @002d6073: DeepseekV32IndexerCache holds index_head_dim fp8 bytes and
+    // an fp32 scale per 128 (132 B) per token and layer beside the latent; an fp8 latent is "fp8_ds_mla", 656 B
+    // (512 fp8 + 4 fp32 scales + 64 bf16 rope: FlashMLASparseBackend.get_kv_cache_shape). Replicated over tp.
+    auto config = test::load_json("configs/deepseek-v3.2.json");
+    nlohmann::json j = {{"model", config}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h200"}, {"num_gpus", 8},
+                        {"tp", 8}, {"kv_dtype", "fp8"}};
+    const Scenario fp8 = test::scenario(j);
+    CHECK(fp8.model.mla.index_head_dim == 128);
+    CHECK(detail::indexer_key_bytes(fp8) == 132);
+    CHECK(detail::kv_layer_token_bytes(fp8, detail::kv_element_bytes(fp8)) == 656 + 132);
+    j["kv_dtype"] = "bf16";
+    const Scenario bf16 = test::scenario(j);
+    CHECK(detail::kv_layer_token_bytes(bf16, detail::kv_element_bytes(bf16)) == 576 * 2 + 132);
+    // DeepSeek-V3 (no indexer) keeps the plain latent: 576 elements.
+    j["model"] = "deepseek-v3";
+    const Scenario v3 = test::scenario(j);
+    CHECK(detail::kv_layer_token_bytes(v3, detail::kv_element_bytes(v3)) == 576 * 2);
+}
+
+TEST_CASE("arch: DeepSeek-V4-Flash: compressed attention, hyper-connections, hash-routed and FP4 experts") {
+    // deepseek-ai/DeepSeek-V4-Flash model card: 284B total, 13B activated (the 43 layers; the MTP block is apart).
+    const ModelSpec m = from_file("deepseek-v4-flash.json");
+    const ParamBreakdown p = count_parameters(m);
+    CHECK(p.total == 284'334'567'511);
+    near_published(p.total, 284e9, 1e9);
+    near_published(p.active - p.embeddings, 13e9, 1e9);
+    CHECK(m.attention == AttentionKind::compressed);
+    CHECK(m.kv_heads == 1);
+    CHECK(m.mla.compress_ratios.size() == 43);
+    CHECK(m.mla.index_head_dim == 128);
+    CHECK(m.mla.window == 128);
+    // model.safetensors.index.json total_size 159,609,485,896 B is reproduced to 2 KB tensor by tensor from its
+    // shapes and dtypes (fp4 experts with e8m0 per 32, fp8 blocks with e8m0 per 128 x 128, bf16 / fp32 / int64
+    // rest); less the MTP block, 156,015,698,140 B. Ours stores the fp8 blocks' scales in fp32 and the fp32 / int64
+    // tensors (ape, sinks, hyper-connections, tid2eid) in 16 bits.
+    CHECK(m.quant.format == "fp8-block");
+    const double ours = weight_bytes(m, "fp8-block", 128).total();
+    INFO("ours " << ours);
+    CHECK_THAT(ours, Catch::Matchers::WithinRel(156015698140.0, 0.005));
+    // In fp8 throughout, the experts would be 1.9x their FP4 bytes: 284 GB, not 156.
+    CHECK(weight_bytes(m, "fp8", 128).total() > 280e9);
+}
+
+TEST_CASE("arch: DeepSeek-V4's cache: a 128-token window, pooled entries and the indexer's keys per layer") {
+    const nlohmann::json config = test::load_json("configs/deepseek-v4-flash.json");
+    nlohmann::json j = {{"model", config}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h200"}, {"num_gpus", 4}, {"tp", 4}};
+    const Scenario s = test::scenario(j);
+    // vLLM's fp8_ds_mla entry for V4: 448 fp8 + 64 bf16 rope + 8 B of UE8M0 scales (attention.py @0484480b).
+    CHECK(detail::compressed_entry_bytes(s) == 584);
+    // 2 window-only layers, 21 ratio-4 layers (with the indexer's 132-B keys), 20 ratio-128 layers; exact, no paging.
+    const double T = 1 << 20;
+    const double expect = 43 * 128 * 584.0 + 21 * (T / 4) * (584 + 132) + 20 * (T / 128) * 584;
+    CHECK(detail::kv_bytes_for_tokens(s, T) == expect);
+    // A million-token sequence is under 5 GiB per GPU (V3.2's latent alone: 61 x 656 B per token, 39 GiB).
+    CHECK(expect < 5.0 * (1 << 30));
+    // DeepSeek's reference keeps bf16 rows: 1024 B an entry.
+    j["framework"] = "hf";
+    j.erase("tp");
+    j["num_gpus"] = 1;
+    CHECK(detail::compressed_entry_bytes(test::scenario(j)) == 1024);
+}
+
 TEST_CASE("arch: Kimi-K2 is read as DeepSeek-V3's layout") {
     // moonshotai/Kimi-K2-Instruct model card: 1T total, 32B activated (rounded to the trillion / billion).
     const ParamBreakdown p = count_parameters(from_file("kimi-k2-instruct.json"));
     CHECK(p.total == 1'026'408'232'448);
     near_published(p.total, 1.0e12, 0.1e12);
     near_published(p.active, 32e9, 2e9);  // 32.86B with the embedding and the head
+}
+
+TEST_CASE("arch: Kimi-K2.5 is Kimi-K2's text model with the MoonViT tower and its patch-merger projector") {
+    // moonshotai/Kimi-K2.5 model card: "Vision Encoder: MoonViT, 400M parameters"; 1T total, 32B activated. The tower:
+    // patch conv 1152 x 3 x 14 x 14 + bias, a 64 x 64 x 1152 position table, 27 blocks (LayerNorms, wqkv / wo, fc0 / fc1,
+    // all biased), the final LayerNorm; the projector: LayerNorm(1152), linear_1 4608 -> 4608, linear_2 4608 -> 7168.
+    const ModelSpec m = from_file("kimi-k2.5.json");
+    const ParamBreakdown p = count_parameters(m);
+    const i64 block = 4 * 1152 + (1152 * 3456 + 3456) + (1152 * 1152 + 1152) + (1152 * 4304 + 4304) + (4304 * 1152 + 1152);
+    const i64 tower = 1152 * 588 + 1152 + 64 * 64 * 1152 + 27 * block + 2 * 1152;
+    const i64 projector = 2 * 1152 + (4608 * 4608 + 4608) + (4608 * 7168 + 7168);
+    CHECK(tower == 416'866'032);
+    CHECK(p.vision == tower + projector);
+    near_published(tower, 400e6, 100e6);
+    CHECK(p.total == 1'026'408'232'448 + tower + projector);  // Kimi-K2's text model (below) + tower + projector
+    near_published(p.active - p.vision, 32e9, 2e9);  // the card's activated count is the language model's
 }
 
 TEST_CASE("arch: GLM-4.5 and GLM-4.5-Air are within the cards' rounding") {

@@ -97,3 +97,20 @@ TEST_CASE("backward: an encoder-decoder's gradients never exceed its parameters'
     CHECK(step.component("gradients") == 4 * step.trainable_parameters);
     CHECK(step.trainable_parameters == 12921057280);  // presets/models/mt0-xxl.json
 }
+
+TEST_CASE("backward: a hand-written loop keeps the outputs' logits to the end of the step (keep_outputs)") {
+    // Llama-3.2-1B LoRA at 16k tokens with checkpointing, as the H200 run that kept its outputs: the peak is in
+    // backward, where the Trainer's way has dropped the logits and the hand-written loop still holds them.
+    const std::string base = R"({"model": "llama-3.2-1b", "gpu": "h200", "method": "lora", "precision": "bf16",
+        "micro_batch": 1, "seq_len": 16384, "checkpointing": "full")";
+    const Bill trainer = bill(base + "}");
+    const Bill manual = bill(base + R"(, "keep_outputs": true})");
+    const double logits = 16384.0 * 128256.0 * 2.0;  // tokens x vocabulary x bf16
+    const double kept = static_cast<double>(manual.peak_allocated_bytes - trainer.peak_allocated_bytes);
+    CHECK(kept > 0.9 * logits);
+    CHECK(kept <= logits + 1.0);
+    // A fused loss never builds the full logits: there is nothing to keep.
+    const Bill fused = bill(base + R"(, "loss": "fused"})");
+    const Bill fused_manual = bill(base + R"(, "loss": "fused", "keep_outputs": true})");
+    CHECK(fused_manual.peak_allocated_bytes == fused.peak_allocated_bytes);
+}

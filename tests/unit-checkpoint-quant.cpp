@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "formats/recipes.hpp"
 #include "formats/weight_formats.hpp"
 #include "test_data.hpp"
 #include "vramcalc/hf_config.hpp"
@@ -173,27 +174,82 @@ TEST_CASE("checkpoint quant: DeepSeek-V3's block-fp8 checkpoint, with its MTP la
 }
 
 TEST_CASE("checkpoint quant: Kimi-K2.5's W4A16 experts (compressed-tensors, group 32) against vLLM's logged weights") {
-    // The quantization_config sits in the text_config of moonshotai/Kimi-K2.5 (a kimi_k25 wrapper whose MoonViT
-    // tower vramcalc does not describe): its text model is read alone here.
+    // The quantization_config sits in the text_config of moonshotai/Kimi-K2.5 (a kimi_k25 wrapper with a MoonViT
+    // tower, families_vision.cpp moonvit_vision()).
     const auto j = test::load_json("configs/kimi-k2.5.json");
-    const ModelSpec m = from_json(j["text_config"], "kimi-k2.5 text_config");
+    const ModelSpec m = from_json(j, "kimi-k2.5");
     CHECK(m.quant.format == "w4a16");
     CHECK(m.quant.group_size == 32);
     // ignore: lm_head, "re:.*self_attn.*", "re:.*shared_experts.*", "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"
-    // (the dense first layer's MLP): everything but the routed experts stays bf16.
+    // (the dense first layer's MLP), "re:vision_tower.*", "re:mm_projector.*": everything but the routed experts stays bf16.
     for (const auto& g : m.params) {
-        if (!g.is_linear || g.category == ParamCategory::lm_head || g.category == ParamCategory::router) continue;
+        if (!g.is_linear || g.category == ParamCategory::lm_head || g.category == ParamCategory::router ||
+            g.category == ParamCategory::vision)
+            continue;
         INFO(g.name << " " << to_string(g.category));
         CHECK(g.checkpoint_16bit == (g.routed_expert ? 0 : g.count));
     }
     // vLLM v0.18 on 8 H200 (tp 8) logged "Model loading took 72.02 GiB" (tests/data/vllm_startup_logs.json,
-    // vmelog-kimi-k2.5-h200-tp8-*). The text model alone is 1.3 % below it; the rest is the vision tower
-    // (~0.45B parameters in bf16, about 0.85 GiB, which the records' scenario cannot describe yet).
-    nlohmann::json s = {{"model", j["text_config"]}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h200"},
-                        {"num_gpus", 8}, {"tp", 8}, {"prompt_len", 8191}, {"gen_len", 1}, {"max_model_len", 8192}};
-    const Bill b = estimate(test::scenario(s));
-    const double gib = static_cast<double>(b.component("weights")) / 1073741824.0;
+    // vmelog-kimi-k2.5-h200-tp8-*), run with --mm-encoder-tp-mode data: the MoonViT tower and projector (471M bf16
+    // parameters, 0.88 GiB) are whole on every rank. The text model alone is 71.10 GiB; sharded, the tower would add 0.11.
+    nlohmann::json s = {{"model", j}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h200"}, {"num_gpus", 8},
+                        {"tp", 8}, {"prompt_len", 8191}, {"gen_len", 1}, {"max_model_len", 8192}, {"vllm_mm_encoder_dp", true}};
+    const double gib = static_cast<double>(estimate(test::scenario(s)).component("weights")) / 1073741824.0;
     INFO("per GPU " << gib << " GiB");
-    CHECK(gib < 72.02);
-    CHECK(gib > 72.02 * 0.98);
+    CHECK_THAT(gib, Catch::Matchers::WithinRel(72.02, 0.002));
+    s["vllm_mm_encoder_dp"] = false;
+    const double sharded = static_cast<double>(estimate(test::scenario(s)).component("weights")) / 1073741824.0;
+    CHECK_THAT(gib - sharded, Catch::Matchers::WithinAbs(471143920.0 * 2 * 7 / 8 / 1073741824.0, 0.01));
+}
+
+TEST_CASE("checkpoint quant: a compressed-tensors config of two formats stores each linear in its group's") {
+    // Qwen3-30B-A3B with FP8 per-channel attention (group_0) beside NVFP4 experts (group_1), in the shape
+    // llm-compressor writes for such recipes (config_groups with re: targets, "format": "mixed-precision"); what no
+    // group names (the routers, the head) stays 16-bit. The checkpoint's format is the one with the most parameters.
+    auto j = test::load_json("configs/qwen3-30b-a3b-fp8.json");
+    const nlohmann::json fp8_attn = {{"targets", {"re:.*self_attn.*"}}, {"weights", {{"num_bits", 8}, {"type", "float"}, {"strategy", "channel"}}}};
+    const nlohmann::json nvfp4_experts = {{"targets", {"re:.*mlp.experts.*"}},
+                                          {"weights", {{"num_bits", 4}, {"type", "float"}, {"strategy", "tensor_group"}, {"group_size", 16}}}};
+    j["quantization_config"] = {{"quant_method", "compressed-tensors"}, {"format", "mixed-precision"},
+                                {"config_groups", {{"group_0", fp8_attn}, {"group_1", nvfp4_experts}}}, {"ignore", {"lm_head"}}};
+    const ModelSpec mixed = from_json(j, "qwen3-30b-a3b mixed");
+    CHECK(mixed.quant.format == "nvfp4");
+    const ParamGroup& q = group(mixed, "q_proj", ParamCategory::attention);
+    CHECK(q.checkpoint_format == "fp8-channel");
+    CHECK(q.checkpoint_16bit == 0);
+    CHECK(group(mixed, "gate_proj", ParamCategory::experts).checkpoint_format.empty());
+    CHECK(group(mixed, "gate", ParamCategory::router).checkpoint_16bit == 48);
+    // The same checkpoint without group_0 keeps the attention in bf16: the two differ by exactly the attention's
+    // bf16 bytes against its fp8 bytes with one fp32 scale per output channel.
+    j["quantization_config"]["config_groups"] = {{"group_1", nvfp4_experts}};
+    const ModelSpec experts_only = from_json(j, "qwen3-30b-a3b nvfp4 experts");
+    double attn16 = 0, attn8 = 0;
+    for (const auto& g : mixed.params)
+        if (g.category == ParamCategory::attention && g.is_linear) {
+            attn16 += 2.0 * static_cast<double>(g.rows * g.cols) * static_cast<double>(g.count);
+            attn8 += detail::quantized_linear_bytes("fp8-channel", g.rows, g.cols) * static_cast<double>(g.count);
+        }
+    const double a = weight_bytes(mixed, "nvfp4", 128).total(), b = weight_bytes(experts_only, "nvfp4", 128).total();
+    CHECK_THAT(b - a, Catch::Matchers::WithinRel(attn16 - attn8, 1e-9));
+}
+
+TEST_CASE("checkpoint quant: ModelOpt MIXED_PRECISION reads a format per module from quantized_layers") {
+    // nvidia's mixed exports (hf_quant_config.json, e.g. Qwen3.6-35B-A3B-NVFP4): quant_algo MIXED_PRECISION and one
+    // {"quant_algo"} per module, W4A16_NVFP4 on the experts and FP8 on some projections (vLLM modelopt.py
+    // ModelOptMixedPrecisionConfig); modules it does not list stay 16-bit. Here on Qwen3-30B-A3B's shapes.
+    auto j = test::load_json("configs/qwen3-30b-a3b-fp8.json");
+    nlohmann::json layers = nlohmann::json::object();
+    for (int i = 0; i < 48; ++i) {
+        layers["model.layers." + std::to_string(i) + ".mlp.experts"] = {{"quant_algo", "W4A16_NVFP4"}, {"group_size", 16}};
+        layers["model.layers." + std::to_string(i) + ".self_attn.o_proj"] = {{"quant_algo", "FP8"}};
+    }
+    j["quantization_config"] = {{"quant_method", "modelopt"}, {"quant_algo", "MIXED_PRECISION"}, {"quantized_layers", layers},
+                                {"exclude_modules", {"lm_head"}}};
+    const ModelSpec m = from_json(j, "qwen3-30b-a3b modelopt mixed");
+    CHECK(m.quant.format == "nvfp4");
+    CHECK(group(m, "o_proj", ParamCategory::attention).checkpoint_format == "fp8");
+    CHECK(group(m, "o_proj", ParamCategory::attention).checkpoint_16bit == 0);
+    CHECK(group(m, "q_proj", ParamCategory::attention).checkpoint_16bit == 48);  // not listed: bf16
+    CHECK(group(m, "down_proj", ParamCategory::experts).checkpoint_16bit == 0);
+    CHECK(m.quant.note.find("linears fp8") != std::string::npos);
 }

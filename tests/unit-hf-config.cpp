@@ -104,6 +104,12 @@ TEST_CASE("hf_config: every supported model_type builds") {
                 "shared_intermediate_size": 256, "mamba_n_heads": 8, "mamba_d_head": 64, "mamba_d_state": 16})";
         if (t == "falcon_h1")  // attention and Mamba-2 side by side; heads x head size = mamba_d_ssm
             cfg = cfg.substr(0, cfg.size() - 1) + R"(, "mamba_d_ssm": 512, "mamba_n_heads": 8, "mamba_d_state": 16})";
+        if (t == "kimi_k25")  // Kimi-K2's text model under text_config, a MoonViT tower beside
+            cfg = R"({"model_type": ")" + t + R"(", "text_config": )" + cfg + R"(, "vision_config": {"vt_num_hidden_layers": 2,
+                "vt_hidden_size": 64, "vt_intermediate_size": 128, "text_hidden_size": 256, "merge_kernel_size": [2, 2]}})";
+        if (t == "deepseek_v4")  // one KV head, window-only / ratio-4 (with the indexer) / ratio-128 layers
+            cfg = cfg.substr(0, cfg.size() - 1) + R"(, "head_dim": 64, "q_lora_rank": 32, "o_lora_rank": 32, "o_groups": 2,
+                "compress_ratios": [4, 128, 0], "num_hash_layers": 1, "index_head_dim": 16, "index_n_heads": 2})";
         if (t == "lfm2")  // short-conv and attention layers, named per layer
             cfg = cfg.substr(0, cfg.size() - 1) + R"(, "layer_types": ["conv", "full_attention"]})";
         auto r = model_from_config_text(cfg);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "inference/generate_replay.hpp"
 #include "inference/inference.hpp"
 #include "inference/kv_cache.hpp"
 #include "test_data.hpp"
@@ -339,4 +340,50 @@ TEST_CASE("inference: transformers' legacy tuple cache holds the previous step's
     const Bill lit_tuple = bill(base + R"(, "framework": "litgpt", "hf_cache": "tuple"})");
     CHECK(lit.peak_allocated_bytes == lit_tuple.peak_allocated_bytes);
     CHECK(lit.warnings.size() + 1 == lit_tuple.warnings.size());
+}
+
+TEST_CASE("inference: transformers' prefill holds four hidden-wide tensors, Phi-3's fused gate_up four MLP-wide ones") {
+    // Phi-3-mini (h 3072, intermediate 8192, fused gate_up_proj) at batch 16 x 2048 in bf16: the last layer's MLP is
+    // the peak, with inputs_embeds, the layer's input, the residual sum and its normed copy (4 T h c) and gate_up's
+    // output (2 T I c, kept by its chunk views), act_fn(gate) and the product (T I c each).
+    const Bill phi = bill(R"({"model": "phi-3-mini-4k-instruct", "workload": "infer", "gpu": "h200", "batch": 16,
+        "prompt_len": 2048, "gen_len": 64})");
+    const std::int64_t T = 16 * 2048;
+    CHECK(phi.peak_phase == "prefill");
+    CHECK(phi.component("activations") == 4 * T * 3072 * 2 + 4 * T * 8192 * 2);
+    // The logits come after the layers have freed their working memory: not at this peak.
+    CHECK(phi.component("logits") == 0);
+}
+
+TEST_CASE("inference: generate's prefill on the caching allocator: the cache's copies pin the transients' segments") {
+    // Each layer's K and V copies are carved from the segments its transients freed; a segment that holds them
+    // cannot serve the next layer's transient of its size, so what is left beside them stays reserved. More
+    // layers, more such segments: the reserve above the allocated peak grows with the layer count.
+    detail::PrefillLayer l;
+    const double T = 16.0 * 2048;
+    l.hidden = T * 3072 * 2;
+    l.norm_fp32 = T * 3072 * 4;
+    l.q = l.attn_out = T * 3072 * 2;
+    l.kv = l.kv_block = T * 3072 * 2;
+    l.mlp = T * 8192 * 2;
+    l.fused_qkv = l.fused_gate_up = true;
+    const double w = 7.7e9;
+    const detail::PrefillReserve r16 = detail::replay_prefill(w, l, 16, 0);
+    const detail::PrefillReserve r32 = detail::replay_prefill(w, l, 32, 0);
+    CHECK(r16.reserved >= r16.allocated);
+    CHECK(r32.reserved - r32.allocated > r16.reserved - r16.allocated);
+    // 192 MiB blocks, two to a 512 MiB segment: 128 MiB lost per layer once the cache spreads over them.
+    CHECK((r32.reserved - r32.allocated) - (r16.reserved - r16.allocated) == Approx(16.0 * 128 * 1048576).epsilon(0.15));
+    // Without a cache nothing pins the transients: the reserve stays within one MLP-wide segment.
+    l.kv_block = 0;
+    const detail::PrefillReserve none = detail::replay_prefill(w, l, 32, 0);
+    CHECK(none.reserved - none.allocated <= 2 * l.mlp);
+    // The bill takes the replay's reserve and says so.
+    const Bill phi = bill(R"({"model": "phi-3-mini-4k-instruct", "workload": "infer", "gpu": "h200", "batch": 16,
+        "prompt_len": 2048, "gen_len": 64})");
+    CHECK(phi.replay_reserve_bytes > 0);
+    bool named = false;
+    for (const Component& c : phi.components)
+        if (c.id == "allocator_slack") named = c.detail.find("generate's prefill") != std::string::npos;
+    CHECK(named);
 }

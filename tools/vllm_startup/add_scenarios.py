@@ -32,15 +32,14 @@ MODELS = {
     "meta-llama/Llama-4-Maverick-17B-128E-Instruct": ("llama-4-maverick-17b-128e-instruct", "bf16"),
     "RedHatAI/Llama-4-Maverick-17B-128E-Instruct-FP8": ("llama-4-maverick-17b-128e-instruct", "fp8-channel"),
     "RedHatAI/Ministral-3-14B-Instruct-2512": ("ministral-3-14b-instruct-2512", "fp8"),
+    # Kimi-K2.5: compressed-tensors pack-quantized int4, group 32, on the routed experts (the text_config's
+    # quantization_config) -> `w4a16`.
+    "moonshotai/Kimi-K2.5": ("kimi-k2.5", "w4a16"),
     "RedHatAI/Qwen3.5-397B-A17B-FP8-dynamic": ("qwen3.5-397b-a17b", "fp8-channel"),
     "google/gemma-4-31B-it": ("gemma-4-31b-it", "bf16"),
     "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8": ("nvidia-nemotron-3-nano-30b-a3b", "fp8"),
 }
-NOT_MODELLED = {
-    "moonshotai/Kimi-K2.5": "kimi_k25 wrapper: its MoonViT vision tower (vision_config) is not described, so the config is "
-                            "refused; the text model alone, with its compressed-tensors W4A16 experts (weights w4a16, group "
-                            "32), gives 71.10 GiB per GPU at tp 8 against the logged 72.02 (tests/unit-checkpoint-quant.cpp)",
-}
+NOT_MODELLED = {}
 GPUS = {"H200": "h200", "B200": "b200", "MI300X": "mi300x"}
 
 
@@ -95,6 +94,8 @@ def scenario(rec):
     extra = {"vllm_version": cfg["vllm_version"]}
     if args.get("enable-expert-parallel") == "True":
         extra["enable_expert_parallel"] = True
+    if args.get("mm-encoder-tp-mode") == "data":  # the vision tower whole on every rank (vLLM's default shards it)
+        s["vllm_mm_encoder_dp"] = True
     if args.get("language-model-only") == "True":
         extra["language_model_only"] = True
     s["extra"] = extra

@@ -58,6 +58,10 @@ struct ParamGroup {
     // quantization_config's exclusion list names (CheckpointQuant; model/quant_config.cpp). Read only when the
     // weights are that checkpoint's format.
     i64 checkpoint_16bit = 0;
+    // A pre-quantised checkpoint that stores this group in a format of its own beside the config's (DeepSeek-V4's
+    // routed experts: "expert_dtype": "fp4", MXFP4 beside the fp8 blocks): a `weights` value; empty: the config's.
+    // Read only when the weights are that checkpoint's format, like checkpoint_16bit.
+    std::string checkpoint_format;
 
     i64 numel_each() const { return rows * cols + (bias ? rows : 0); }
 };
@@ -92,7 +96,9 @@ struct FamilyTraits {
 };
 enum class MlpKind { gated, plain };   // gated: SwiGLU/GeGLU (3 matrices); plain: fc1 -> act -> fc2
 enum class NormKind { rms, layer };
-enum class AttentionKind { standard, mla };
+// compressed: DeepSeek-V4's attention: one head_dim-wide KV vector per token (keys and values alike), kept as a
+// sliding window of raw entries plus one pooled entry per compress_ratios[i] tokens (MlaSpec).
+enum class AttentionKind { standard, mla, compressed };
 
 struct MoeSpec {
     i64 experts = 0;              // routed experts per MoE layer (0: dense model)
@@ -109,6 +115,13 @@ struct MlaSpec {                  // DeepSeek-V2/V3 multi-head latent attention
     i64 qk_nope_head_dim = 0;
     i64 qk_rope_head_dim = 0;
     i64 v_head_dim = 0;
+    // The DSA lightning indexer's own key cache (DeepSeek-V3.2 on every layer, V4 on its ratio-4 layers): one
+    // index_head_dim-wide key per token (per pooled entry for V4); 0: no indexer.
+    i64 index_head_dim = 0;
+    // DeepSeek-V4 (AttentionKind::compressed): per decoder layer, how many tokens one pooled entry covers (0: the
+    // sliding window only), and the window of raw entries every layer keeps.
+    std::vector<i64> compress_ratios;
+    i64 window = 0;
 };
 
 // A hybrid model with one mixer per block (Nemotron-H's hybrid_override_pattern): which blocks attend,

@@ -174,6 +174,10 @@ struct Scenario {
     // the HF Trainer passes it on any release since transformers PR #22136); false keeps them allocated, zeroed,
     // through the next forward (PyTorch 1.x default).
     bool zero_grad_set_to_none = true;
+    // A hand-written loop (`out = model(**batch); out.loss.backward(); optimizer.step()`) keeps the model's
+    // outputs, the logits among them, until `out` goes out of scope after the optimizer step; the HF Trainer's
+    // training_step keeps only the loss (compute_loss returns it and drops the outputs before backward).
+    bool keep_outputs = false;
     // torch.compile of the layers and the loss (torchtune `compile: True`): see activations.hpp.
     bool compile = false;
     bool compile_loss = true;  // with compile: the loss is compiled too (torchtune compile_loss); torchtitan 2024 left it eager
@@ -209,6 +213,7 @@ struct Scenario {
     std::int64_t block_size = 16;            // vLLM KV-cache block (tokens)
     bool enforce_eager = false;              // vLLM: no CUDA graphs
     VllmSampler vllm_sampler = VllmSampler::triton;  // vLLM's sampler in the profile run (its release)
+    bool vllm_mm_encoder_dp = false;         // vLLM --mm-encoder-tp-mode data: the vision tower whole on every TP rank
     bool vllm_rocm_aiter = false;            // vLLM on ROCm: VLLM_ROCM_USE_AITER=1 (AITER MoE reshuffles bf16 experts)
     RocmLoadMeasure vllm_rocm_load_measure = RocmLoadMeasure::allocated;  // vLLM on ROCm: its release's loading figure
     HfCache hf_cache = HfCache::dynamic;     // transformers: DynamicCache, or the legacy per-layer tuples

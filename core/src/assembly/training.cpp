@@ -11,6 +11,7 @@
 #include "model/framework_layout.hpp"
 #include "model/lora_targets.hpp"
 #include "parallel/parallel.hpp"
+#include "runtime/sdpa.hpp"
 #include "training/activations.hpp"
 #include "training/loss.hpp"
 #include "training/model_states.hpp"
@@ -41,6 +42,7 @@ ActivationSetup activation_setup(const Scenario& s, double adapter_bytes) {
     // CausalSelfAttention.scaled_dot_product_attention), whatever the attention setting.
     a.attention = s.framework == Framework::litgpt && s.model.traits.attn_softcap ? Attention::eager : s.attention;
     a.repeat_kv = a.attention != Attention::flash;
+    a.sdpa_math = a.attention == Attention::sdpa && training_sdpa_math(s, s.gpu);
     a.train_linears = !lora && !adapter;
     // AutoGPTQ's linear is plain autograd over a dequantised weight, which keeps that weight instead of
     // the input (gptq_weight_copies below); AutoAWQ's WQLinearMMFunction keeps the input like bitsandbytes.
@@ -243,7 +245,12 @@ void activation_inputs(const Scenario& s, const ModelSpec& m, const ActivationSe
     in.logits_saved = lm.saved;
     in.logits_forward_peak = lm.forward_peak + dq.head;
     in.logits_backward_peak = lm.backward_peak + dq.head;
-    loss_detail = lm.detail;
+    // keep_outputs: a hand-written loop holds `out` and its logits (compute dtype: lm_head's output, which
+    // transformers' ForCausalLMLoss upcasts into a copy: src/transformers/loss/loss_utils.py @004999d9,
+    // `logits = logits.float()`) to the end of the step. Losses that never build the full logits keep none.
+    if (s.keep_outputs && m.arch != Arch::encoder && (s.loss == Loss::standard || s.loss == Loss::liger_ce))
+        in.outputs_kept = a.compute * static_cast<double>(m.vocab) * T;
+    loss_detail = lm.detail + (in.outputs_kept > 0 ? " + the outputs' logits, kept to the end of the step (keep_outputs)" : "");
 }
 
 }  // namespace

@@ -239,7 +239,10 @@ struct TensorCoster {
         double& largest = head ? w.quantized_head : w.largest_layer_linear;
         largest = std::max(largest, n);
         double q = 0;
-        if (gptq || awq) q = packed_linear_bytes(gptq, bits, group_size, g.rows, g.cols);
+        // A group the checkpoint stores in a format of its own beside the main one (DeepSeek-V4's FP4 experts, a
+        // mixed-format config's second config group): fp8*, nvfp4 or mxfp4.
+        if (own && !g.checkpoint_format.empty()) q = quantized_linear_bytes(g.checkpoint_format, g.rows, g.cols);
+        else if (gptq || awq) q = packed_linear_bytes(gptq, bits, group_size, g.rows, g.cols);
         else if (ct_pack) q = ct_packed_linear_bytes(bits, group_size, asymmetric, g.rows, g.cols);
         else q = quantized_linear_bytes(f, g.rows, g.cols);  // fp8*, int8, nf4, nf4-dq, mxfp4, nvfp4 (recipes.cpp)
         if (q < 0) {

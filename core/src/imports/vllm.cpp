@@ -27,6 +27,11 @@ const Rule kVllm[] = {
     {"--enable-expert-parallel", [](Importer&, const Entry&) {}},  // ep = tp x dp once both are known (below)
     {"-ep", [](Importer&, const Entry&) {}},
     {"--block-size", [](Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("block_size", *v, e); }},
+    {"--mm-encoder-tp-mode", [](Importer& im, const Entry& e) {
+         const std::string v = lower(e.value);
+         if (v == "data" || v == "weights") im.set("vllm_mm_encoder_dp", v == "data", e);
+         else im.ignore(e, "a vision-encoder mode the bill does not model (allowed: weights, data)");
+     }},
     {"--cpu-offload-gb", nullptr, "read, not modelled: the bill keeps every weight on the GPU (vLLM then streams this many GB from host memory)"},
     {"--swap-space", nullptr, "host memory for preempted sequences: not GPU memory"},
     {"--enable-prefix-caching", nullptr, "reuses KV blocks between requests: the pool's size does not change"},

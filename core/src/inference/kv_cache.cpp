@@ -9,6 +9,14 @@ namespace vramcalc {
 
 double kv_bytes_per_token(const ModelSpec& m, double element_bytes, bool mla_latent) {
     const auto L = static_cast<double>(attention_layers(m));
+    if (m.attention == AttentionKind::compressed) {
+        // DeepSeek-V4 per token of a long sequence: one pooled head_dim entry per ratio tokens, and the indexer's key
+        // per 4 tokens on its ratio-4 layers; the sliding window's entries do not grow (detail::compressed_layer_bytes).
+        double entries = 0;
+        for (i64 r : m.mla.compress_ratios)
+            if (r > 0) entries += (static_cast<double>(m.head_dim) + (r == 4 ? static_cast<double>(m.mla.index_head_dim) : 0.0)) / static_cast<double>(r);
+        return entries * element_bytes;
+    }
     if (m.attention == AttentionKind::mla && mla_latent)
         return static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * L * element_bytes;
     if (m.attention == AttentionKind::mla)
@@ -44,13 +52,39 @@ bool layer_slides(const ModelSpec& m, i64 i) {
     return true;
 }
 
+// The DSA lightning indexer's key per token (per pooled entry in V4) and layer. vLLM keeps it in its own paged
+// cache beside the attention's (DeepseekV32IndexerCache, an MLAAttentionSpec of one uint8 vector): index_head_dim
+// fp8 values and one fp32 scale per 128 of them, "fp8 naive cache" (vllm/model_executor/models/deepseek_v2.py
+// @002d6073, Indexer.__init__: head_dim + head_dim // quant_block_size * 4, quant_block_size 128), 132 B for
+// V3.2's 128; replicated on every tensor-parallel rank. DeepSeek's own inference code keeps it in bf16.
+double indexer_key_bytes(const Scenario& s) {
+    const double d = static_cast<double>(s.model.mla.index_head_dim);
+    if (d <= 0) return 0;
+    return s.framework == Framework::vllm ? d + std::ceil(d / 128.0) * 4.0 : d * compute_bytes(s);
+}
+
 // KV bytes per token for one layer on one GPU (K and V, heads sharded by tensor parallelism; vLLM
 // replicates KV heads when tp exceeds them, so a GPU holds at least one).
 double kv_layer_token_bytes(const Scenario& s, double eb) {
     const ModelSpec& m = s.model;
     const Split p = split_of(s);
     const double L = static_cast<double>(std::max<i64>(1, attention_layers(m)));
+    if (m.attention == AttentionKind::compressed) {  // a long sequence's mean over the layers (compressed_layer_bytes)
+        double t = 0;
+        for (i64 r : m.mla.compress_ratios)
+            if (r > 0) t += (compressed_entry_bytes(s) + (r == 4 ? indexer_key_bytes(s) : 0.0)) / static_cast<double>(r);
+        return t / L;
+    }
     if (m.attention == AttentionKind::mla) {
+        if (mla_latent(s) && s.framework == Framework::vllm && m.mla.index_head_dim > 0) {
+            // DeepSeek-V3.2 under vLLM: the sparse MLA backend (FlashMLASparseBackend.get_kv_cache_shape) stores an
+            // fp8 latent as "fp8_ds_mla", 656 B: kv_lora_rank fp8 values, an fp32 scale per 128 of them and the
+            // rope part in bf16 (512 + 16 + 128); vLLM maps --kv-cache-dtype fp8 to it for V3.2
+            // (vllm/model_executor/models/config.py DeepseekV32ForCausalLM). The indexer's keys come beside it.
+            const double rank = static_cast<double>(m.mla.kv_lora_rank), rope = static_cast<double>(m.mla.qk_rope_head_dim);
+            const double latent = s.kv_dtype == KvDtype::fp8 ? rank + std::ceil(rank / 128.0) * 4.0 + 2.0 * rope : (rank + rope) * eb;
+            return latent + indexer_key_bytes(s);
+        }
         if (mla_latent(s)) return kv_bytes_per_token(m, eb, true) / L;  // latent: replicated across TP ranks
         const double heads = std::ceil(static_cast<double>(m.heads) / static_cast<double>(p.tp));
         return heads * static_cast<double>(m.head_dim + m.v_head_dim) * eb;
@@ -91,12 +125,48 @@ double recurrent_state_bytes(const Scenario& s) {
     return static_cast<double>(mamba) * mamba_state_bytes_per_layer(s);
 }
 
+// DeepSeek-V4's KV entry of one token (or pooled group) of one layer: vLLM's FlashMLA layout "fp8_ds_mla" for V4 is
+// 584 B, head_dim - rope fp8 values, the rope part in bf16 and 8 B of UE8M0 scales (one per 64 values, padded to 8
+// bytes), 448 + 128 + 8 for head_dim 512
+// (vllm/models/deepseek_v4/attention.py @0484480b, get_kv_cache_spec's state_content_bytes; the layer asserts an fp8
+// cache and maps --kv-cache-dtype fp8 / auto onto it); a bf16 or fp16 cache named explicitly is the plain
+// head_dim row (the FlashInfer path). DeepSeek's inference code keeps bf16 rows (Attention.kv_cache).
+double compressed_entry_bytes(const Scenario& s) {
+    const ModelSpec& m = s.model;
+    const double D = static_cast<double>(m.head_dim), rope = static_cast<double>(m.mla.qk_rope_head_dim);
+    const bool plain = s.kv_dtype == KvDtype::bf16 || s.kv_dtype == KvDtype::fp16;
+    if (s.framework == Framework::vllm && !plain) return (D - rope) + 2.0 * rope + 8.0 * std::ceil(std::ceil((D - rope) / 64.0) / 8.0);
+    return D * kv_element_bytes(s);
+}
+
+// One sequence's cache of `tokens` tokens at DeepSeek-V4 layer i (deepseek-ai/DeepSeek-V4-Flash inference/model.py,
+// Attention.__init__: kv_cache of window + max_seq_len // ratio entries; Indexer.kv_cache of max_seq_len // 4 keys on
+// the ratio-4 layers). vLLM pages the same three caches (DeepseekV4SWACache, the compressor's MLAAttentionSpec with
+// compress_ratio, DeepseekV4IndexerCache) in blocks of `block` tokens; a window that starts inside a block holds it.
+// The compressors' partial pooling state (at most 2 x ratio fp32 rows per layer) is not counted.
+double compressed_layer_bytes(const Scenario& s, i64 i, double tokens, double block) {
+    const ModelSpec& m = s.model;
+    if (i < 0 || i >= static_cast<i64>(m.mla.compress_ratios.size())) return 0;
+    const double r = static_cast<double>(m.mla.compress_ratios[static_cast<std::size_t>(i)]);
+    const double e = compressed_entry_bytes(s), W = static_cast<double>(m.mla.window);
+    const double paged = block > 0 ? std::ceil(tokens / block) * block : tokens;
+    const double window = block > 0 ? std::ceil(std::min(tokens, W + block) / block) * block : std::min(tokens, W);
+    double t = window * e;
+    if (r > 0) t += std::floor(paged / r) * e;
+    if (r == 4) t += std::floor(paged / r) * indexer_key_bytes(s);
+    return t;
+}
+
 double kv_bytes_for_tokens(const Scenario& s, double tokens) {
     const double per_token_layer = kv_layer_token_bytes(s, kv_element_bytes(s));
     const bool trims = engine_trims_window(s);
     const i64 layers = layers_per_stage(s);
     double t = 0;
     for (i64 i = 0; i < layers; ++i) {
+        if (s.model.attention == AttentionKind::compressed) {
+            t += compressed_layer_bytes(s, i, tokens, 0);
+            continue;
+        }
         if (!layer_attends(s.model, i)) continue;  // a hybrid model's Mamba / MLP blocks keep no KV
         const double n = layer_slides(s.model, i) && trims ? std::min(tokens, static_cast<double>(s.model.sliding_window)) : tokens;
         t += per_token_layer * n;

@@ -12,6 +12,13 @@ double kv_element_bytes(const Scenario& s);
 // KV bytes per token for one layer on one GPU (K and V, heads sharded by tensor parallelism).
 double kv_layer_token_bytes(const Scenario& s, double element_bytes);
 
+// DeepSeek-V4 (AttentionKind::compressed): one KV entry's bytes, and one sequence's cache of `tokens` tokens at
+// layer i (its sliding window, its pooled entries, its indexer keys), paged in blocks of `block` tokens (0: exact).
+double compressed_entry_bytes(const Scenario& s);
+double compressed_layer_bytes(const Scenario& s, i64 i, double tokens, double block);
+// The DSA indexer's key per token (V3.2) or pooled entry (V4) and layer; 0 without an indexer.
+double indexer_key_bytes(const Scenario& s);
+
 // KV bytes one GPU holds per sequence for `tokens` tokens, summed over its layers (sliding-window layers
 // stop at their window where the engine exploits it).
 double kv_bytes_for_tokens(const Scenario& s, double tokens);

@@ -6,10 +6,11 @@
 #include <string>
 
 #include "bill/lines.hpp"
+#include "common/checked.hpp"
 #include "common/format.hpp"
 #include "formats/recipes.hpp"
 #include "formats/weight_formats.hpp"
-#include "inference/engines.hpp"
+#include "inference/generate_replay.hpp"
 #include "inference/kv_cache.hpp"
 #include "inference/placement.hpp"
 #include "runtime/runtime.hpp"
@@ -39,6 +40,50 @@ BnbTransients bnb_transients(const Scenario& s, const Bill& b, const WeightBytes
         t.load = 2.0 * t.n + quantized_linear_bytes(s.weights, 1, static_cast<i64>(t.n));
     }
     return t;
+}
+
+bool has_role(const ModelSpec& m, Role r) {
+    return std::any_of(m.params.begin(), m.params.end(), [r](const ParamGroup& g) { return g.role == r && g.category != ParamCategory::experts; });
+}
+
+// The caching allocator's reserve above the allocated peak for transformers' generate() with its DynamicCache on
+// one GPU: the prefill replayed tensor by tensor (generate_replay.cpp). `allocated` is the bill's allocated peak
+// in the phase `prefill_peak` names. The decode steps reuse the prefill's cached segments (the cache grows by
+// one token per step, far less than the prefill's freed working memory), so a decode peak sees what the prefill
+// left reserved. MoE, hybrid, MLA and encoder models, several GPUs, the tuple cache and bitsandbytes keep the
+// fitted reserve (runtime.cpp reserved_bytes): their layers run other tensors.
+bool replays_generate(const Scenario& s, double allocated) {
+    const ModelSpec& m = s.model;
+    const Split p = split_of(s);
+    constexpr double kReplayLimit = 1125899906842624.0;  // 1 PiB: a saturated bill keeps the fitted reserve
+    return s.framework == Framework::hf && s.hf_cache == HfCache::dynamic && p.tp == 1 && p.pp == 1 && m.arch == Arch::decoder &&
+           m.moe.experts == 0 && m.hybrid.state_blocks() == 0 && m.attention == AttentionKind::standard && m.layers > 0 &&
+           !m.count_only && !m.stack && allocated <= kReplayLimit;
+}
+
+// bitsandbytes' 4/8-bit linears run the same layer (their dequantised weight is one more transient, not replayed).
+void generate_reserve(const Scenario& s, Bill& b, double weights, double allocated, bool prefill_peak) {
+    const ModelSpec& m = s.model;
+    if (!replays_generate(s, allocated)) return;
+    const double c = compute_bytes(s), T = static_cast<double>(s.batch) * static_cast<double>(s.prompt_len);
+    PrefillLayer l;  // per prompt token
+    l.hidden = static_cast<double>(m.hidden) * c;
+    l.norm_fp32 = m.norm == NormKind::rms ? static_cast<double>(m.hidden) * 4 : 0;
+    l.q = static_cast<double>(m.heads * m.head_dim) * c;
+    l.kv = static_cast<double>(m.kv_heads * m.head_dim) * c;
+    l.attn_out = l.q;
+    l.mlp = static_cast<double>(m.intermediate) * c;
+    l.kv_block = kv_layer_token_bytes(s, kv_element_bytes(s)) / 2;
+    l.fused_qkv = has_role(m, Role::qkv);
+    l.fused_gate_up = has_role(m, Role::gate_up);
+    l.gated = m.mlp == MlpKind::gated;
+    l.rope = m.traits.rope;
+    const PrefillReserve r = prefill_reserve(l, m.layers, T);
+    // The weights are segments of their own, loaded first and never freed: the replay leaves them out. The
+    // head's logits come after the layers, into the segments they freed.
+    const double over = prefill_peak ? r.reserved - r.allocated : weights + r.reserved - allocated;
+    b.replay_reserve_bytes = saturated_bytes(std::max(0.0, over));
+    b.replay_pinned_bytes = saturated_bytes(std::clamp(r.needed - r.allocated, 0.0, std::max(0.0, over)));
 }
 
 }  // namespace
@@ -101,12 +146,22 @@ void torch_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
         b.warnings.push_back("torchtune sizes its KV cache to the model's max_seq_len (" + whole(cache_len) + " tokens); set max_model_len to change it");
     const BnbTransients bnb = bnb_transients(s, b, w, tp);
     const double dequant = batch * P > 1 ? bnb.prefill : 0.0;
-    const double prefill = kv_prefill + prefill_act + logits_prefill + dequant;
+    // The logits come after the last layer has returned and freed its working memory (the model's forward
+    // returns its normed hidden states, then the head runs: LlamaForCausalLM.forward; LitGPT GPT.forward), so
+    // the prefill peaks at the larger of the two: the layer's working memory, or the logits beside the
+    // normed hidden states that the model's output holds.
+    const double head_hidden = s.framework == Framework::hf ? batch * P * static_cast<double>(m.hidden) * c : 0.0;
+    const bool head_peak = logits_prefill + head_hidden > prefill_act;
+    const double prefill_work = head_peak ? logits_prefill + head_hidden : prefill_act;
+    const double prefill = kv_prefill + prefill_work + dequant;
     const double decode = kv_end + decode_act + logits_decode + old_cache;
     if (bnb.load > std::max(prefill, decode)) {  // loading is the peak: the weights and one weight being quantised
         add_line(b, "temporaries", bnb.load, "loading: bitsandbytes quantises each weight from an fp16 copy on the GPU (largest: " +
                                                  count_short(bnb.n) + " weights, " + (s.weights == "int8" ? "fp16 + CB + CBt = 4 B" : "fp16 + 4-bit data") + " per weight)");
         b.peak_phase = "load";
+        // Loading quantises one weight at a time: each fp16 copy is freed before the next is made, and the
+        // next reuses its cached block, so the reserve at this peak is the peak itself.
+        if (replays_generate(s, weights + bnb.load)) b.replay_reserve_bytes = b.replay_pinned_bytes = 0;
         close_torch_bill(b);
         return;
     }
@@ -115,11 +170,13 @@ void torch_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
         whole(kv_layer_token_bytes(s, kv_element_bytes(s)) * static_cast<double>(Lp)) + " B/token x " + whole(prefill_peak && !stat ? P : cache_len) +
             " tokens x " + std::to_string(s.batch) + (stat ? " (static cache)" : " (cache grows with the sequence)") +
             (state > 0 ? " + Mamba conv and SSM state " + gib(state) : ""));
-    add_line(b, "activations", (prefill_peak ? prefill_act : decode_act) + mask,
-        prefill_peak ? "prefill of " + whole(batch * P) + " tokens, one layer at a time (MLP intermediates)"
+    add_line(b, "activations", (prefill_peak ? (head_peak ? head_hidden : prefill_act) : decode_act) + mask,
+        prefill_peak ? (head_peak ? "prefill: the last layer's normed output, beside the logits"
+                                  : "prefill of " + whole(batch * P) + " tokens, one layer at a time (MLP intermediates)")
                      : tuple_cache ? "one decode step" : "one decode step + the cache concatenation");
-    add_line(b, "logits", prefill_peak ? logits_prefill : logits_decode,
-        s.framework == Framework::hf ? "last-position logits, bf16 + fp32 upcast + fp32 copy"
+    add_line(b, "logits", prefill_peak ? (head_peak ? logits_prefill : 0.0) : logits_decode,
+        prefill_peak && !head_peak ? "after the layers, once their working memory is freed (not at the peak)"
+        : s.framework == Framework::hf ? "last-position logits, bf16 + fp32 upcast + fp32 copy"
                                      : "logits for the prompt positions (compute dtype) + fp32 last position");
     if (prefill_peak && dequant > 0)
         add_line(b, "temporaries", dequant, "prefill: bitsandbytes dequantises the largest 4-bit linear (" + count_short(bnb.n) +
@@ -128,6 +185,7 @@ void torch_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
         add_line(b, "temporaries", old_cache, "decode: the previous step's cache tuple (" + whole(len - 1) +
                                                   " tokens), alive until the forward returns (hf_cache tuple)");
     b.peak_phase = prefill_peak ? "prefill" : "decode";
+    generate_reserve(s, b, weights, weights + (prefill_peak ? prefill : decode), prefill_peak);
 
     close_torch_bill(b);
 }

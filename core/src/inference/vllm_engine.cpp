@@ -36,8 +36,12 @@ struct HybridPool {
 // MoE router gates (ReplicatedLinear in deepseek_v2.py / qwen3_moe.py / llama4.py) and MLA's down
 // projections q_a_proj and kv_a_proj_with_mqa (ReplicatedLinear in deepseek_v2.py). Everything else is a
 // Column/RowParallelLinear, a FusedMoE sharded over TP, or VocabParallelEmbedding / ParallelLMHead.
-bool replicated_under_tp(const ParamGroup& g) {
-    return g.role == Role::norm || g.role == Role::router || g.role == Role::q_a || g.role == Role::kv_a;
+// With --mm-encoder-tp-mode data the vision tower and its projector are whole on every rank too (the encoder
+// layers built with disable_tp, e.g. MoonViTEncoderLayer in vllm/model_executor/models/kimi_k25_vit.py @055e47c2;
+// the projector's ReplicatedLinear).
+bool replicated_under_tp(const Scenario& s, const ParamGroup& g) {
+    return g.role == Role::norm || g.role == Role::router || g.role == Role::q_a || g.role == Role::kv_a ||
+           (s.vllm_mm_encoder_dp && g.category == ParamCategory::vision);
 }
 
 // Per-GPU bytes of what "Model loading took X GiB" measures: the checkpoint's tensors as placed over TP,
@@ -55,7 +59,7 @@ double vllm_weight_bytes(const Scenario& s, const WeightBytes& w, double c, std:
         ModelSpec only = m;
         only.params.clear();
         for (const auto& g : m.params)
-            if (replicated_under_tp(g)) only.params.push_back(g);
+            if (replicated_under_tp(s, g)) only.params.push_back(g);
         const double stage = static_cast<double>(Lp) / static_cast<double>(std::max<i64>(1, m.layers));
         const double rep = only.params.empty() ? 0.0 : weight_bytes(only, s.weights, s.group_size).total() * stage;
         weights += rep - rep / tp;
@@ -185,6 +189,10 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     auto seq_bytes = [&](double len) {
         double t = 0;
         for (i64 i = 0; i < Lp; ++i) {
+            if (m.attention == AttentionKind::compressed) {  // DeepSeek-V4: window, pooled entries, indexer keys
+                t += compressed_layer_bytes(s, i, len, block);
+                continue;
+            }
             if (!layer_attends(m, i)) continue;
             const double tokens = layer_slides(m, i) ? std::min(len, static_cast<double>(m.sliding_window) + block) : len;
             t += std::ceil(tokens / block) * block * per_token_layer;

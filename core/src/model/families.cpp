@@ -15,7 +15,7 @@ void require_intermediate(ModelSpec& m, FieldReader& r) {
 
 bool nests_text_config(const std::string& layout) {
     return layout == "qwen3_vl_moe" || layout == "llama4" || layout == "mistral3" || layout == "qwen3_5" ||
-           layout == "qwen3_5_moe";
+           layout == "qwen3_5_moe" || layout == "kimi_k25";
 }
 
 // Qwen3_5ForConditionalGeneration / Qwen3_5MoeForConditionalGeneration: a text-only export may carry the
@@ -32,7 +32,8 @@ std::string text_layout(const std::string& layout) {
     if (layout == "qwen3_5" || layout == "qwen3_5_moe" || layout == "qwen3_5_text" || layout == "qwen3_5_moe_text")
         return "qwen3_next";
     // DeepSeek-V3.2 (the DSA indexer beside MLA) and Kimi-K2 are DeepSeek-V3's layout (deepseek()).
-    if (layout == "deepseek_v32" || layout == "kimi_k2") return "deepseek_v3";
+    // Kimi-K2.5's text_config is Kimi-K2's (model_type kimi_k2, DeepseekV3ForCausalLM's layout).
+    if (layout == "deepseek_v32" || layout == "kimi_k2" || layout == "kimi_k25") return "deepseek_v3";
     return layout;
 }
 
@@ -48,6 +49,7 @@ void vision_tower(const std::string& layout, FieldReader& root, Inventory& inv) 
     FieldReader v(*it, root.path("vision_config"), root.problems());
     if (layout == "llama4") llama4_vision(v, inv.m.hidden, inv);
     else if (layout == "mistral3") pixtral_vision(v, root, inv.m.hidden, inv);
+    else if (layout == "kimi_k25") moonvit_vision(v, inv.m.hidden, inv);
     else qwen3_vl_vision(v, inv);
 }
 }  // namespace
@@ -78,7 +80,7 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
         "gpt_neox", "stablelm", "mt5", "deepseek_v2", "deepseek_v3", "baichuan", "qwen3_vl_moe", "llama4", "nemotron_h", "mistral3",
         // Their config classes' tie_word_embeddings defaults (false), transformers main.
         "qwen3_next", "qwen3_5_moe", "gpt_oss", "glm4_moe", "minimax_m2", "deepseek_v32", "kimi_k2",
-        "jamba", "granitemoehybrid", "falcon_h1"};
+        "jamba", "granitemoehybrid", "falcon_h1", "deepseek_v4", "kimi_k25"};
     // The checkpoint's dtype, which transformers 5 loads it in (dtype="auto"); a wrapper names it at its top
     // level or in its text_config. Anything but a known name is left unread: it changes no count.
     for (const json* o : {&root.object(), &r.object()})
@@ -134,6 +136,7 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
     else if (t == "glm4_moe") glm4_moe(m, r, inv);
     else if (t == "minimax_m2") minimax_m2(m, r, inv);
     else if (t == "ernie4_5_moe") ernie45_moe(m, r, inv);
+    else if (t == "deepseek_v4") deepseek_v4(m, r, inv);
     else if (t == "lfm2") lfm2(m, r, inv);
     else if (t == "jamba") jamba(m, r, inv);
     else if (t == "granitemoehybrid") granitemoehybrid(m, r, inv);

@@ -1,8 +1,9 @@
 // Decoders released in 2025, written from the Hugging Face modeling files named beside each (transformers
 // main, commits in docs/architectures.md): Qwen3-Next and Qwen3.5 (gated DeltaNet + gated attention),
-// gpt-oss (attention sinks, biased MoE), GLM-4.5/4.6 (glm4_moe), MiniMax-M2. Each count is pinned by
+// gpt-oss (attention sinks, biased MoE), GLM-4.5/4.6 (glm4_moe), MiniMax-M2, ERNIE-4.5 MoE, DeepSeek-V4. Each count is pinned by
 // tests/unit-arch-2025.cpp against the published total.
 #include <algorithm>
+#include <set>
 #include <string>
 
 #include "model/inventory.hpp"
@@ -233,6 +234,110 @@ void ernie45_moe(ModelSpec& m, FieldReader& r, Inventory& inv) {
     inv.norm("post_attention_layernorm", m.hidden, false, L);
     inv.norm("norm", m.hidden, false, 1);
     inv.lm_head(m.vocab, m.hidden, bias);
+}
+
+}  // namespace vramcalc::detail
+
+namespace vramcalc::detail {
+namespace {
+
+// DeepseekV4's Compressor (deepseek-ai/DeepSeek-V4-Flash inference/model.py, class Compressor; vLLM
+// vllm/models/deepseek_v4/compressor.py @91fe0503): ape [ratio, c x dim] (fp32), wkv and wgate (h -> c x dim, stored
+// bf16: the checkpoint lists no scale for them), norm RMSNorm(dim); c = 2 when ratio is 4 (overlapping windows).
+void v4_compressor(ModelSpec& m, Inventory& inv, const char* name, i64 ratio, i64 dim, i64 layers) {
+    const i64 c = ratio == 4 ? 2 : 1;
+    inv.add(name, PC::attention, Role::kv_a, ratio, c * dim, false, layers, false, false);  // ape
+    inv.add(name, PC::attention, Role::kv_a, c * dim, m.hidden, false, 2 * layers, false, false);  // wkv, wgate
+    inv.norm(name, dim, false, layers);
+}
+
+}  // namespace
+
+// ---- DeepSeek-V4 (model_type deepseek_v4), written from deepseek-ai/DeepSeek-V4-Flash inference/model.py (the copy
+// at Nicooo-Wang/DeepSeek-V4-Pro-code @0ec3a03c) and vLLM vllm/models/deepseek_v4/attention.py @0484480b ----
+// Not MLA: per layer one KV head of head_dim (keys and values alike) after wkv (h -> head_dim) and kv_norm; queries
+// through wq_a (h -> q_lora_rank), q_norm, wq_b (-> heads x head_dim); attn_sink per head; a grouped low-rank output,
+// wo_a (heads x head_dim / o_groups -> o_groups x o_lora_rank) and wo_b (-> h). Layer i with compress_ratios[i] > 0
+// has a Compressor (pooled KV entries, one per ratio tokens); ratio 4 also an Indexer (wq_b q_lora_rank ->
+// index_n_heads x index_head_dim, weights_proj h -> index_n_heads, its own Compressor over index_head_dim). Every
+// layer is MoE: Gate weight [E, h] with bias [E] (scored layers) or tid2eid [vocab, top_k] (the first
+// num_hash_layers, hash-routed), E experts w1/w2/w3 at moe_intermediate_size and one shared expert. Hyper-connections
+// (hc_mult copies of the residual): hc_attn/ffn_fn [(2 + hc) hc, hc h], _base [(2 + hc) hc], _scale [3] per layer,
+// hc_head_fn / base / scale at the top. embed, norm, untied head. The MTP block is not counted (the card's 284B
+// is the 43 layers). The checkpoint keeps the routed experts in FP4 (expert_dtype "fp4": e2m1 x 2 per byte and an
+// e8m0 scale per 32, as MXFP4) beside fp8 blocks for the other linears.
+void deepseek_v4(ModelSpec& m, FieldReader& r, Inventory& inv) {
+    const i64 L = m.layers, h = m.hidden, H = m.heads, D = m.head_dim;
+    auto& a = m.mla;
+    m.attention = AttentionKind::compressed;
+    m.kv_heads = 1;
+    m.v_head_dim = D;
+    a.q_lora_rank = r.integer({"q_lora_rank"}, 1, 1 << 20).value_or(0);
+    a.qk_rope_head_dim = r.integer_or({"qk_rope_head_dim"}, 64, 1, D);
+    a.window = r.integer_or({"sliding_window"}, 128, 1, i64{1} << 30);
+    const i64 o_rank = r.integer({"o_lora_rank"}, 1, 1 << 20).value_or(0);
+    const i64 groups = r.integer_or({"o_groups"}, 8, 1, 1 << 16);
+    const i64 hc = r.integer_or({"hc_mult"}, 4, 1, 64);
+    if (H % groups != 0) r.error("o_groups", "must divide num_attention_heads");
+    if (const json* v = r.find({"compress_ratios"})) {
+        // One entry per layer; DeepSeek's configs add one for the MTP block, which is not counted.
+        if (!v->is_array() || static_cast<i64>(v->size()) < L) r.error("compress_ratios", "expected one entry per layer (" + std::to_string(L) + ")");
+        else
+            for (i64 i = 0; i < L; ++i) {
+                const json& e = (*v)[static_cast<std::size_t>(i)];
+                if (!e.is_number_integer() || e.get<i64>() < 0) r.error("compress_ratios", "entry " + describe(e) + " is not a ratio");
+                else a.compress_ratios.push_back(e.get<i64>());
+            }
+    } else {
+        r.error("compress_ratios", "missing required key (which layers pool their KV, and by how much)");
+    }
+    if (a.q_lora_rank <= 0 || o_rank <= 0 || static_cast<i64>(a.compress_ratios.size()) != L) return;
+    i64 pooled4 = 0, pooled_other = 0;
+    for (i64 ratio : a.compress_ratios) (ratio == 4 ? pooled4 : pooled_other) += ratio > 0 ? 1 : 0;
+    a.index_head_dim = pooled4 > 0 ? r.integer_or({"index_head_dim"}, 128, 1, 1 << 16) : 0;
+    const i64 index_heads = r.integer_or({"index_n_heads"}, 64, 1, 1 << 16);
+
+    inv.embedding("embed", m.vocab, h);
+    inv.vector(PC::attention, Role::o, "attn_sink", H, L);
+    inv.linear(PC::attention, Role::q_a, "wq_a", h, a.q_lora_rank, false, L);
+    inv.norm("q_norm", a.q_lora_rank, false, L);
+    inv.linear(PC::attention, Role::q_b, "wq_b", a.q_lora_rank, H * D, false, L);
+    inv.linear(PC::attention, Role::kv_a, "wkv", h, D, false, L);
+    inv.norm("kv_norm", D, false, L);
+    inv.linear(PC::attention, Role::o, "wo_a", H * D / groups, groups * o_rank, false, L);
+    inv.linear(PC::attention, Role::o, "wo_b", groups * o_rank, h, false, L);
+    for (i64 ratio : std::set<i64>(a.compress_ratios.begin(), a.compress_ratios.end()))
+        if (ratio > 0) v4_compressor(m, inv, "compressor", ratio, D, static_cast<i64>(std::count(a.compress_ratios.begin(), a.compress_ratios.end(), ratio)));
+    if (pooled4 > 0) {  // the Indexer, replicated across tensor-parallel ranks in vLLM (ReplicatedLinear): kv_a's role
+        inv.linear(PC::attention, Role::kv_a, "indexer.wq_b", a.q_lora_rank, index_heads * a.index_head_dim, false, pooled4);
+        inv.add("indexer.weights_proj", PC::attention, Role::kv_a, index_heads, h, false, pooled4, false, false);  // bf16
+        v4_compressor(m, inv, "indexer.compressor", 4, a.index_head_dim, pooled4);
+    }
+
+    m.moe.experts = r.integer_or({"n_routed_experts"}, 256, 1, 1 << 16);
+    m.moe.top_k = r.integer_or({"num_experts_per_tok"}, 6, 1, m.moe.experts);
+    m.moe.expert_intermediate = r.integer_or({"moe_intermediate_size"}, 2048, 1, kMaxWidth);
+    m.moe.shared_experts = r.integer_or({"n_shared_experts"}, 1, 0, 1 << 10);
+    m.moe.shared_intermediate = m.moe.shared_experts * m.moe.expert_intermediate;
+    m.moe.moe_layers = L;
+    const i64 E = m.moe.experts, hashed = r.integer_or({"num_hash_layers"}, 0, 0, L);
+    inv.linear(PC::router, Role::router, "gate", h, E, false, L);
+    inv.vector(PC::router, Role::router, "gate.bias", E, L - hashed);
+    inv.add("gate.tid2eid", PC::router, Role::router, m.vocab, m.moe.top_k, false, hashed, false, false);  // int64 in the checkpoint
+    const std::size_t first_expert = m.params.size();
+    routed_experts(m, L, m.moe.expert_intermediate, false, inv);
+    if (r.string_or("expert_dtype", "") == "fp4")
+        for (std::size_t i = first_expert; i < m.params.size(); ++i) m.params[i].checkpoint_format = "mxfp4";
+    inv.gated_mlp(PC::mlp, "w1", "w3", "w2", h, m.moe.shared_intermediate, false, L);
+    inv.norm("attn_norm/ffn_norm", h, false, 2 * L);
+    const i64 mix = (2 + hc) * hc;
+    inv.add("hc_attn_fn/hc_ffn_fn", PC::norms, Role::norm, mix, hc * h, false, 2 * L, false, false);
+    inv.vector(PC::norms, Role::norm, "hc_attn_base/hc_ffn_base", mix, 2 * L);
+    inv.vector(PC::norms, Role::norm, "hc_attn_scale/hc_ffn_scale", 3, 2 * L);
+    inv.add("hc_head_fn", PC::norms, Role::norm, hc, hc * h, false, 1, false, false);
+    inv.vector(PC::norms, Role::norm, "hc_head_base/scale", hc + 1, 1);
+    inv.norm("norm", h, false, 1);
+    inv.lm_head(m.vocab, h, false, "head");
 }
 
 }  // namespace vramcalc::detail

@@ -64,6 +64,7 @@ void dsa_indexer(ModelSpec& m, FieldReader& r, Inventory& inv) {
     const i64 heads = r.integer_or({"index_n_heads"}, 64, 1, 1 << 16);
     const i64 dim = r.integer_or({"index_head_dim"}, 128, 1, 1 << 16);
     if (m.mla.q_lora_rank <= 0) r.error("q_lora_rank", "the indexer's wq_b reads the q latent: a rank is required");
+    m.mla.index_head_dim = dim;  // its key cache: inference/kv_cache.cpp
     inv.linear(PC::attention, Role::kv_a, "indexer.wq_b", m.mla.q_lora_rank, heads * dim, false, m.layers);
     inv.linear(PC::attention, Role::kv_a, "indexer.wk", m.hidden, dim, false, m.layers);
     inv.norm("indexer.k_norm", dim, true, m.layers);

@@ -128,3 +128,59 @@ void pixtral_vision(FieldReader& v, FieldReader& root, i64 text_hidden, Inventor
 }
 
 }  // namespace vramcalc::detail
+
+namespace vramcalc::detail {
+
+// ---- Kimi-K2.5's MoonViT (MoonViT3dPretrainedModel) and KimiK25MultiModalProjector, vLLM
+// vllm/model_executor/models/kimi_k25_vit.py @055e47c2 (the remote code's names: vision_tower.*, mm_projector.*) ----
+// patch_embed.proj: Conv2d(3, h, patch, stride patch), biased unless patch_embed_proj_bias is false; pos_emb.weight
+// [init_pos_emb_height, init_pos_emb_width, h] (its time table is a non-persistent sincos buffer);
+// vt_num_hidden_layers x MoonViTEncoderLayer: norm0 / norm1 (LayerNorm, or RMSNorm under norm_type "rmsnorm"), wqkv
+// h -> 3 qkv_hidden_size (default h) and wo back, biased under attn_bias (default true), mlp fc0 h -> vt_intermediate_size
+// and fc1 back, biased under linear_bias (default true); encoder.final_layernorm. Projector "patchmerger": pre_norm
+// LayerNorm(h), linear_1 (h x merge^2 -> same) and linear_2 (-> the text hidden size), both biased; "patchmergerv2":
+// the same linears without bias and a post_norm RMSNorm over the text hidden size. Checked: Kimi-K2.5's 416,866,032
+// tower parameters against the card's "MoonViT, 400M", plus 54,277,888 in the projector.
+void moonvit_vision(FieldReader& v, i64 text_hidden, Inventory& inv) {
+    constexpr i64 kMax = i64{1} << 20;
+    const i64 h = v.integer({"vt_hidden_size", "hidden_size"}, 1, kMax).value_or(0);
+    const i64 depth = v.integer({"vt_num_hidden_layers", "num_hidden_layers"}, 1, 10000).value_or(0);
+    const i64 ff = v.integer({"vt_intermediate_size", "intermediate_size"}, 1, kMax).value_or(0);
+    const i64 qkv = v.integer_or({"qkv_hidden_size"}, h, 1, kMax);
+    const i64 patch = v.integer_or({"patch_size"}, 14, 1, 4096);
+    const i64 pos_h = v.integer_or({"init_pos_emb_height"}, 64, 1, 4096), pos_w = v.integer_or({"init_pos_emb_width"}, 64, 1, 4096);
+    const i64 out = v.integer_or({"text_hidden_size"}, text_hidden, 1, kMax);
+    i64 merge = 4;
+    if (const json* k = v.find({"merge_kernel_size"})) {
+        if (k->is_array() && k->size() == 2 && (*k)[0].is_number_integer() && (*k)[1].is_number_integer() &&
+            (*k)[0].get<i64>() > 0 && (*k)[1].get<i64>() > 0 && (*k)[0].get<i64>() <= 64 && (*k)[1].get<i64>() <= 64)
+            merge = (*k)[0].get<i64>() * (*k)[1].get<i64>();
+        else v.error("merge_kernel_size", "expected [height, width] of the patch merge");
+    }
+    const std::string projector = v.string_or("mm_projector_type", "patchmerger");
+    if (projector != "patchmerger" && projector != "patchmergerv2")
+        v.error("mm_projector_type", "only \"patchmerger\" and \"patchmergerv2\" are described");
+    const bool layer_norm = v.string_or("norm_type", "layernorm") != "rmsnorm";
+    const bool attn_bias = v.boolean_or("attn_bias", true), linear_bias = v.boolean_or("linear_bias", true);
+    if (h <= 0 || depth <= 0 || ff <= 0) return;  // the missing key is already an error
+    const int saved = inv.stack;
+    inv.stack = 2;
+    const PC c = PC::vision;
+    const Role r = Role::vision;
+    inv.add("vision_tower.patch_embed.proj", c, r, h, 3 * patch * patch, v.boolean_or("patch_embed_proj_bias", true), 1, false, false);
+    inv.add("vision_tower.patch_embed.pos_emb.weight", c, r, pos_h * pos_w, h, false, 1, false, false);
+    inv.add("vision_tower.encoder.blocks.norm0/norm1", c, r, h, 1, layer_norm, 2 * depth, false, false);
+    inv.linear(c, r, "vision_tower.encoder.blocks.wqkv", h, 3 * qkv, attn_bias, depth);
+    inv.linear(c, r, "vision_tower.encoder.blocks.wo", qkv, h, attn_bias, depth);
+    inv.linear(c, r, "vision_tower.encoder.blocks.mlp.fc0", h, ff, linear_bias, depth);
+    inv.linear(c, r, "vision_tower.encoder.blocks.mlp.fc1", ff, h, linear_bias, depth);
+    inv.add("vision_tower.encoder.final_layernorm", c, r, h, 1, layer_norm, 1, false, false);
+    const bool v2 = projector == "patchmergerv2";
+    if (!v2) inv.add("mm_projector.pre_norm", c, r, h, 1, true, 1, false, false);
+    inv.linear(c, r, "mm_projector.linear_1", h * merge, h * merge, !v2, 1);
+    inv.linear(c, r, "mm_projector.linear_2", h * merge, out, !v2, 1);
+    if (v2) inv.add("mm_projector.post_norm", c, r, out, 1, false, 1, false, false);
+    inv.stack = saved;
+}
+
+}  // namespace vramcalc::detail

@@ -119,9 +119,12 @@ void gpt_oss(ModelSpec& m, FieldReader& r, Inventory& inv);
 void glm4_moe(ModelSpec& m, FieldReader& r, Inventory& inv);
 void minimax_m2(ModelSpec& m, FieldReader& r, Inventory& inv);
 void ernie45_moe(ModelSpec& m, FieldReader& r, Inventory& inv);
+// DeepSeek-V4: compressed sparse attention (AttentionKind::compressed), hyper-connections, hash-routed layers.
+void deepseek_v4(ModelSpec& m, FieldReader& r, Inventory& inv);
 // families_vision.cpp: vision towers, read from the config's vision_config object.
 void qwen3_vl_vision(FieldReader& vision, Inventory& inv);
 void llama4_vision(FieldReader& vision, i64 text_hidden, Inventory& inv);
 void pixtral_vision(FieldReader& vision, FieldReader& root, i64 text_hidden, Inventory& inv);
+void moonvit_vision(FieldReader& vision, i64 text_hidden, Inventory& inv);
 
 }  // namespace vramcalc::detail

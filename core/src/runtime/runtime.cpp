@@ -33,8 +33,8 @@ CudaContext torch_run_context(const GpuSpec& g) {
 }
 
 // PyTorch's caching allocator reserves more than it hands out (512 B rounding, 2 MiB and 20 MiB segments, and
-// freed blocks that a later request cannot use). Where the training step was replayed on the allocator's rules
-// (training/step_replay.cpp) the reserve is the replay's; elsewhere the least-squares fit of max_memory_reserved
+// freed blocks that a later request cannot use). Where the training step or generate()'s prefill was replayed on
+// the allocator's rules (training/step_replay.cpp, inference/generate_replay.cpp) the reserve is the replay's; elsewhere the least-squares fit of max_memory_reserved
 // on max_memory_allocated over 9 single-GPU training runs logged in huggingface/peft#1469 stands in:
 // reserved = 1.004 x allocated + 0.38 GiB.
 std::int64_t reserved_bytes(std::int64_t allocated) {
@@ -48,7 +48,9 @@ std::string reserve_detail(const Bill& b, std::int64_t unclipped) {
     if (b.replay_reserve_bytes < 0)
         return "caching allocator: reserved = 1.004 x allocated + 0.38 GiB (fit to huggingface/peft#1469 runs; "
                "this step is not one the allocator replay describes)";
-    std::string d = "caching allocator, 2 steps replayed on c10/cuda/CUDACachingAllocator.cpp's rules: " +
+    const bool generate = b.peak_phase == "prefill" || b.peak_phase == "decode";
+    std::string d = std::string("caching allocator, ") + (generate ? "generate's prefill" : "2 steps") +
+                    " replayed on c10/cuda/CUDACachingAllocator.cpp's rules: " +
                     format_gib(b.replay_reserve_bytes) + " cached above the allocated peak";
     if (b.peak_reserved_bytes < unclipped) d += " on a larger GPU; this one fills up first, and the allocator frees its cache and retries";
     return d + "; " + format_gib(b.replay_pinned_bytes) + " of it sits in segments with a live block, which it cannot free";

@@ -147,6 +147,11 @@ std::vector<KeyRow> training_more_rows() {
                   "and zeroed through the next forward (PyTorch 1.x defaults; the HF Trainer before transformers PR #22136, 2023-03).",
           .shown_at_default = false},
          member<&Scenario::zero_grad_set_to_none>()},
+        {{.name = "keep_outputs", .type = T::boolean, .workload = W::train,
+          .help = "true: a hand-written loop (out = model(**batch); out.loss.backward(); optimizer.step()) keeps the model's outputs, "
+                  "its logits among them, to the end of the step. false: the HF Trainer's way, which keeps only the loss.",
+          .shown_at_default = false},
+         member<&Scenario::keep_outputs>()},
         {{.name = "compile", .type = T::boolean, .workload = W::train,
           .help = "torch.compile: the compiler recomputes cheap pointwise ops in backward instead of keeping their outputs.",
           .shown_at_default = false},

@@ -55,6 +55,10 @@ std::vector<KeyRow> inference_rows() {
           .help = "vLLM's top-k/top-p sampler in its startup profile: triton (v0.17 and later) or sort (v0.16 and earlier, "
                   "a full sort of the vocabulary: about 2.4x the sampler's memory)."},
          member<&Scenario::vllm_sampler>()},
+        {{.name = "vllm_mm_encoder_dp", .type = T::boolean, .workload = W::infer, .frameworks = "vllm",
+          .help = "vLLM --mm-encoder-tp-mode data: every tensor-parallel rank holds the whole vision tower and encodes its own "
+                  "images (the default, weights, shards the tower like the language model)."},
+         member<&Scenario::vllm_mm_encoder_dp>()},
         {{.name = "vllm_rocm_aiter", .type = T::boolean, .workload = W::infer, .frameworks = "vllm",
           .help = "vLLM on an AMD GPU: VLLM_ROCM_USE_AITER=1. AITER's fused MoE reshuffles bf16 experts into unpadded copies."},
          member<&Scenario::vllm_rocm_aiter>()},

@@ -8,6 +8,7 @@
 #include "common/checked.hpp"
 #include "formats/recipes.hpp"
 #include "runtime/runtime.hpp"
+#include "runtime/sdpa.hpp"
 #include "solvers/search.hpp"
 #include "time/speed.hpp"
 #include "vramcalc/bill_format.hpp"
@@ -113,6 +114,10 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
     // optimizers, whose states spill to host RAM by as much as the GPU lacks (runtime.cpp, spill_paged_states).
     const bool shared = base.workload == Workload::train && base.rlhf.algorithm == RlhfAlgorithm::none &&
                         !detail::paged_states(base.optimizer);
+    // SDPA's math path (bf16 before Ampere: runtime/sdpa.cpp) keeps the scores, so on a GPU whose kernel differs
+    // from the scenario's own GPU's the activations differ too: such a GPU gets a solve of its own.
+    const bool math = detail::training_sdpa_math(base, base.gpu);
+    auto shares = [&](const GpuSpec& g) { return shared && detail::training_sdpa_math(base, g) == math; };
     auto context = [](const GpuSpec& g) { return detail::saturated_bytes(detail::torch_run_context(g).bytes); };
     auto room = [&](const GpuSpec& g) {
         return static_cast<double>(g.memory_bytes) * base.target_utilization - static_cast<double>(context(g));
@@ -144,8 +149,9 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
         s.gpu = g;
         CatalogFit& f = out[i];
         f.gpu = g;
-        Bill b = shared ? shared_bill : estimate_peak(s);
-        if (shared) {
+        const bool own = !shares(g);
+        Bill b = !own ? shared_bill : estimate_peak(s);
+        if (!own) {
             b.gpu = g;
             b.needed_bytes = shared_torch + context(g);
             b.device_bytes = detail::device_on_gpu(b.needed_bytes, shared_device + context(g), g.memory_bytes);
@@ -165,7 +171,7 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
         }
         // The longest sequence, as the bill's: no longer than the model was trained for (estimate.cpp).
         const std::int64_t positions = s.model.max_positions > 0 ? s.model.max_positions : len_cap;
-        if (!shared) {
+        if (own) {
             f.max_batch = solve_max_batch(s, batch_cap);
             if (!s.model.count_only && !s.model.stack) f.max_seq_len = std::min(solve_max_seq_len(s, len_cap), positions);
             continue;

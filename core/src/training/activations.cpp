@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/lora_targets.hpp"
+#include "runtime/sdpa.hpp"
 
 namespace vramcalc::detail {
 namespace {
@@ -164,6 +165,14 @@ struct Layer {
                 save("attn.probs cast (probs @ v input)", 0, c() * H, true);
             }
             save("attn.v", c() * v, 0, true);
+        } else if (a.attention == Attention::sdpa && a.sdpa_math) {
+            // SDPA's math path (runtime/sdpa.cpp, _scaled_dot_product_attention_math): its matmuls keep the scaled
+            // fp32 q and the fp32 k and v expanded to every head, softmax its fp32 output, dropout its mask and output.
+            SdpaCall call;
+            call.dropout = m.attention_dropout;
+            const double hd = static_cast<double>(m.head_dim), vd = static_cast<double>(m.v_head_dim);
+            save("attn.sdpa math path: fp32 q, k, v", 4 * (q + H * hd + H * vd), 0, true);
+            save("attn.sdpa math path: fp32 probabilities", 0, sdpa_math_scores_per_token_key(call, H), true);
         } else {
             save("attn.sdpa q, k, v", c() * (q + k + v), 0, true);
             save("attn.sdpa output", c() * q, 0, true);

@@ -35,6 +35,9 @@ struct ActivationSetup {
     double residual = 2;      // bytes of the residual stream (4 when an fp32 model runs under autocast)
     bool autocast = false;    // each linear casts its (fp32) input to the compute dtype
     Attention attention = Attention::sdpa;
+    // attention sdpa runs PyTorch's math path (runtime/sdpa.hpp sdpa_backend: bf16 before Ampere, head dimensions
+    // the fused kernels cannot align), which keeps fp32 copies of q, k, v and the fp32 probabilities.
+    bool sdpa_math = false;
     bool repeat_kv = true;    // HF expands K/V to all heads before eager/SDPA attention
     bool train_linears = true;   // full fine-tuning: linear weights get gradients
     // bitsandbytes 4-bit/8-bit linears (QLoRA through PEFT or Lightning's BitsandbytesPrecision) run as

@@ -6,6 +6,7 @@
 
 #include "model/lora_targets.hpp"
 #include "runtime/caching_allocator.hpp"
+#include "vramcalc/layer_stack.hpp"
 
 namespace vramcalc::detail {
 namespace {
@@ -54,6 +55,16 @@ struct Replay {
         hs.clear();
     }
 };
+
+// `shape` scaled so that it sums to `total`, one entry per entry of `shape` (zeros kept, so that indices still
+// name the layers).
+std::vector<double> scaled_each(const std::vector<double>& shape, double total) {
+    const double sum = std::accumulate(shape.begin(), shape.end(), 0.0);
+    std::vector<double> out(shape.size(), 0.0);
+    if (sum > 0)
+        for (std::size_t i = 0; i < shape.size(); ++i) out[i] = shape[i] * total / sum;
+    return out;
+}
 
 // An aggregate of the loss as logits-shaped tensors: whole fp32 logits and what is left.
 std::vector<double> logits_pieces(double total, double unit) {
@@ -106,7 +117,12 @@ ReplayPeak replay_step(const StepInputs& in, const StepTensors& t, int steps) {
     std::vector<Handle> grads, state_handles;
     for (int step = 0; step < steps; ++step) {
         std::vector<std::vector<Handle>> layer_kept(static_cast<std::size_t>(std::max<std::int64_t>(0, in.layers)));
-        Handle extra = r.malloc(in.extra_act);
+        // A layer stack keeps each layer's saved tensors as its forward reaches it.
+        const bool stack = !t.stack_saved.empty();
+        Handle extra = stack ? 0 : r.malloc(in.extra_act);
+        std::vector<Handle> stack_kept;
+        if (stack)
+            for (const double x : scaled_each(t.stack_saved, in.extra_act)) stack_kept.push_back(r.malloc(x));
         for (std::int64_t i = first; i < in.layers; ++i) {
             if (recompute) {  // the layer runs without saving; its intermediates come and go
                 std::vector<Handle> tmp = r.malloc_all(saved);
@@ -115,7 +131,9 @@ ReplayPeak replay_step(const StepInputs& in, const StepTensors& t, int steps) {
             layer_kept[static_cast<std::size_t>(i)] = r.malloc_all(kept);
         }
         std::vector<Handle> loss_saved = r.malloc_all(logits_pieces(in.logits_saved, t.logits_tensor));
-        std::vector<Handle> loss_temp = r.malloc_all(logits_pieces(in.logits_forward_peak, t.logits_tensor));
+        // A hand-written loop's outputs (keep_outputs): the logits, taken from the forward peak's tensors.
+        const Handle outputs = r.malloc(in.outputs_kept);
+        std::vector<Handle> loss_temp = r.malloc_all(logits_pieces(std::max(0.0, in.logits_forward_peak - in.outputs_kept), t.logits_tensor));
         r.free_all(loss_temp);
         std::vector<Handle> loss_back = r.malloc_all(logits_pieces(in.logits_backward_peak, t.logits_tensor));
         const bool new_grads = !in.grads_persist || step == 0;
@@ -130,11 +148,24 @@ ReplayPeak replay_step(const StepInputs& in, const StepTensors& t, int steps) {
             r.free_all(tmp);
             r.free_all(layer_kept[static_cast<std::size_t>(i)]);
         }
+        if (stack) {
+            // Backward walks the stack in reverse: each layer makes the gradient of its input while the gradient
+            // of its output is alive, then frees that and what the layer saved (torch/csrc/autograd/engine.cpp
+            // releases a node's saved variables once it ran, unless retain_graph).
+            Handle g = r.malloc(t.stack_grads.back());
+            for (std::size_t i = stack_kept.size(); i-- > 0;) {
+                const Handle gi = i > 0 ? r.malloc(t.stack_grads[i - 1]) : 0;  // the input images need no gradient
+                r.free(g);
+                r.free(stack_kept[i]);
+                g = gi;
+            }
+        }
         r.free(extra);
         if (step == 0) state_handles = r.malloc_all(state_sizes);
         std::vector<Handle> temps = r.malloc_all(temp_sizes);
         r.free_all(temps);
         if (!in.grads_persist) r.free_all(grads);
+        r.free(outputs);
     }
     return r.peak;
 }
@@ -142,12 +173,44 @@ ReplayPeak replay_step(const StepInputs& in, const StepTensors& t, int steps) {
 }  // namespace vramcalc::detail
 
 namespace vramcalc::detail {
+namespace {
+
+double elements(const std::vector<i64>& shape) {
+    double n = 1;
+    for (const i64 d : shape) n *= static_cast<double>(d);
+    return n;
+}
+
+// A layer stack's step: each layer's newly saved tensors (stack_training.cpp's per-sample counts x the
+// micro-batch), the gradient of each layer's output in the activation dtype, and every parameter tensor of the
+// stack as the optimizer walks them (the stack's gradients all count as the head's: model_states.cpp).
+StepTensors stack_step_tensors(const Scenario& s, const ModelSpec& m, const ActivationSetup& a, double optimizer_states) {
+    const LayerStack& st = *m.stack;
+    const double b = static_cast<double>(s.micro_batch);
+    StepTensors t;
+    for (const StackLayer& l : st.layers) {
+        t.stack_saved.push_back(l.saved_bytes(a.compute) * b + l.saved_per_batch_bytes);
+        t.stack_grads.push_back(elements(l.out_shape) * b * a.compute);
+    }
+    for (const ParamGroup& g : m.params)
+        for (i64 k = 0; k < g.count; ++k) {
+            t.head_params.push_back(static_cast<double>(g.rows * g.cols));
+            if (g.bias) t.head_params.push_back(static_cast<double>(g.rows));
+        }
+    t.optimizer_states = optimizer_states;
+    t.logits_tensor = elements(st.output_shape()) * b * 4.0;
+    t.states_per_param = s.optimizer == Optimizer::adamw || s.optimizer == Optimizer::adamw_8bit ? 2 : 1;
+    return t;
+}
+
+}  // namespace
 
 std::optional<StepTensors> step_tensors(const Scenario& s, const ModelSpec& m, const ActivationSetup& a, double optimizer_states) {
     const bool single = s.num_gpus <= 1 && s.tp <= 1 && s.pp <= 1 && s.cp <= 1 && s.sharding == Sharding::none;
     const bool engine = s.framework == Framework::deepspeed || s.framework == Framework::megatron;
-    if (!single || engine || s.offload != Offload::none || s.optimizer_in_backward || m.count_only || m.stack || m.layers <= 0)
-        return std::nullopt;
+    if (!single || engine || s.offload != Offload::none || s.optimizer_in_backward || m.count_only) return std::nullopt;
+    if (m.stack) return stack_step_tensors(s, m, a, optimizer_states);
+    if (m.layers <= 0) return std::nullopt;
     StepTensors t;
     const double b = static_cast<double>(s.micro_batch), q = static_cast<double>(s.seq_len);
     const bool selective = s.checkpointing == Checkpointing::selective;

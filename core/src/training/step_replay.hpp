@@ -24,6 +24,11 @@ struct StepTensors {
     // its saved and transient aggregates split into (the 16-bit logits are half of one).
     double logits_tensor = 0;
     int states_per_param = 2;          // AdamW: exp_avg and exp_avg_sq (torch/optim/adamw.py _init_group)
+    // A layer stack (ModelSpec::stack) replaces the uniform layers: what each stack layer is the first to save, in
+    // forward order (relative, scaled to StepInputs::extra_act), and the gradient of each layer's output, which
+    // backward holds while it runs that layer (bytes).
+    std::vector<double> stack_saved;
+    std::vector<double> stack_grads;
 };
 
 struct ReplayPeak {
@@ -37,8 +42,8 @@ struct ReplayPeak {
 
 // The tensors of a single-GPU step of `m` as PyTorch allocates them (the relative sizes StepTensors holds), or
 // nothing when the step is not one the replay describes: several GPUs, sharding or offload (their engines
-// allocate flat buffers of their own), optimizer in backward, DeepSpeed and Megatron, layer stacks and
-// models known only by their parameter count.
+// allocate flat buffers of their own), optimizer in backward, DeepSpeed and Megatron, and models known only by
+// their parameter count.
 std::optional<StepTensors> step_tensors(const Scenario& s, const ModelSpec& m, const ActivationSetup& a, double optimizer_states);
 
 // Replays `steps` training steps (the first creates the optimizer's states, as torch does lazily) and returns

@@ -44,14 +44,17 @@ StepPeak simulate_step(const StepInputs& in) {
     point("forward");
     logits = in.logits_saved + in.logits_forward_peak;
     point("loss");
-    logits = in.logits_saved + in.logits_backward_peak;
+    // A hand-written loop's outputs (keep_outputs) stay from here to the end of the optimizer step; at the loss
+    // they are part of its forward peak already.
+    const double outputs = in.outputs_kept;
+    logits = in.logits_saved + in.logits_backward_peak + outputs;
     const bool oib = in.optimizer_in_backward;
     // Per-layer share of the optimizer-step temporaries (optimizer in backward steps one layer at a time).
     const double layer_share = in.grad_total > 0 ? in.grad_per_layer / in.grad_total : 0;
     if (oib) temp = in.grad_head + in.optimizer_temp * (in.grad_total > 0 ? in.grad_head / in.grad_total : 0);
     else if (!in.grads_persist) grads += in.grad_head;
     point("backward");
-    logits = 0;
+    logits = outputs;
     temp = 0;
     for (std::int64_t i = L - 1; i >= first_trained; --i) {
         // Recompute (checkpointing) brings the layer's activations back; its backward adds gradient
@@ -69,6 +72,7 @@ StepPeak simulate_step(const StepInputs& in) {
     point("optimizer");
     temp = 0;
     grads = in.grads_persist ? in.grad_total : 0;  // zero_grad(set_to_none=True) frees them
+    logits = 0;
     point("optimizer");
     return p;
 }

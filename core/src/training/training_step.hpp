@@ -26,6 +26,7 @@ struct StepInputs {
     double logits_saved = 0;     // what the loss keeps for backward
     double logits_forward_peak = 0;   // the loss's transient peak in forward (on top of saved)
     double logits_backward_peak = 0;  // the loss's transient peak in backward
+    double outputs_kept = 0;     // the model's outputs a hand-written loop holds from the loss to the step's end
     std::int64_t layers = 0;
     std::int64_t trained_layers = 0;  // layers whose activations are kept (freeze: the last N)
     Checkpointing checkpointing = Checkpointing::none;
