@@ -117,9 +117,9 @@ template <class V, class P>
 void fields(V& v, P& p) {
     if constexpr (std::is_same_v<std::remove_const_t<P>, ParamGroup>) {
         auto& [name, category, role, rows, cols, bias, count, is_linear, routed_expert, layer_stack, fp8_keeps_16bit,
-               checkpoint_16bit] = p;
+               checkpoint_16bit, checkpoint_format] = p;
         v(name), v(category), v(role), v(rows), v(cols), v(bias), v(count), v(is_linear), v(routed_expert),
-            v(layer_stack), v(fp8_keeps_16bit), v(checkpoint_16bit);
+            v(layer_stack), v(fp8_keeps_16bit), v(checkpoint_16bit), v(checkpoint_format);
     } else if constexpr (std::is_same_v<std::remove_const_t<P>, StackLayer>) {
         auto& [name, type, in_shape, out_shape, params, buffers, trainable, saved_elements, saved_other_bytes,
                saved_per_batch_bytes, flops] = p;
@@ -149,8 +149,10 @@ void spec_fields(V& v, M& m) {
         v(experts), v(top_k), v(shared_experts), v(expert_intermediate), v(shared_intermediate), v(moe_layers);
     }
     {
-        auto& [q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, mla_v_head_dim] = mla;
-        v(q_lora_rank), v(kv_lora_rank), v(qk_nope_head_dim), v(qk_rope_head_dim), v(mla_v_head_dim);
+        auto& [q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, mla_v_head_dim, index_head_dim,
+               compress_ratios, window] = mla;
+        v(q_lora_rank), v(kv_lora_rank), v(qk_nope_head_dim), v(qk_rope_head_dim), v(mla_v_head_dim), v(index_head_dim),
+            v(compress_ratios), v(window);
     }
     {
         auto& [pattern, ssm_heads, ssm_head_dim, ssm_state, ssm_groups, conv_kernel, ssm_state_bytes] = hybrid;
