@@ -4,6 +4,7 @@
 #include "vramcalc/catalog_json.hpp"
 #include "vramcalc/hf_config.hpp"
 #include "vramcalc/layer_stack.hpp"
+#include "vramcalc/model_spec_json.hpp"
 #include "vramcalc/presets.hpp"
 
 namespace vramcalc::cli {
@@ -47,9 +48,18 @@ int cmd_inspect(const std::vector<std::string>& args, const Options& o) {
 }
 
 int cmd_presets(const std::vector<std::string>& args, const Options& o) {
-    if (!args.empty()) throw BadInput("presets takes no argument, got '" + args[0] + "'");
-    const bool as_json = o.json;
     const auto& c = catalog();
+    if (args.size() == 1 && args[0] == "--specs") {
+        // {"id": spec} of each config.json preset, as the page's presets carry them (cmake/embed_presets_page.py):
+        // the page's wasm then needs no config.json reader to start (model_spec_json.hpp).
+        json specs = json::object();
+        for (const auto& m : c.models())
+            if (!m.spec.stack) specs[m.id] = vc::model_spec_to_json(m.spec);
+        std::cout << specs.dump() << "\n";
+        return kOk;
+    }
+    if (!args.empty()) throw BadInput("presets takes no argument but --specs, got '" + args[0] + "'");
+    const bool as_json = o.json;
     if (!as_json) {
         std::cout << vc::cli::render_presets(c);
         return kOk;

@@ -39,7 +39,10 @@ const std::vector<Command>& commands() {
          "                                              the same as the docs/validation.md page (default: the\n"
          "                                              files in tests/data/, run from the repository root)\n",
          cmd_validate, /*markdown=*/true},
-        {"presets", "  vramcalc presets [--json]                   list model and GPU presets\n", cmd_presets},
+        {"presets",
+         "  vramcalc presets [--json]                   list model and GPU presets\n"
+         "  vramcalc presets --specs                    what the page's presets carry: each model read (JSON)\n",
+         cmd_presets},
         {"bench",
          "  vramcalc bench [SCENARIO.json] [--json]     time one estimate and a full-catalog solve (and reading\n"
          "                                              the file, when one is given)\n",

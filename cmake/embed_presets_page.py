@@ -3,11 +3,14 @@
 # - no "source" / "source_note" texts (nothing in the page shows them, no number depends on them);
 # - no config.json keys that no reader of the core looks at (UNREAD_CONFIG_KEYS: token ids, norm epsilons,
 #   RoPE settings, dropout rates, generation defaults), nor the GPU entries' "kind" and "memory_marketed";
-# - no indentation (compact JSON, the values unchanged: Python writes the shortest text of each float).
+# - no indentation (compact JSON, the values unchanged: Python writes the shortest text of each float);
+# - with --cli CLI (the native CLI, a build of the same checkout): each config.json preset's spec as the CLI
+#   read it (`vramcalc presets --specs`) ("spec", model_spec_json.hpp) instead of its config, so that the page starts without a config.json
+#   reader (model/config_reader.hpp).
 # The unread keys are 2.2 KB of the page's gzip transfer (328 353 -> 326 194 B). The estimate is the same:
 # the CTest "presets: the page's copy drops only keys no reader uses" runs the native CLI on each preset's
 # config with and without them (--check below).
-# Usage: python3 embed_presets_page.py OUT GPUS MODEL... (the same lists as embed_presets.cmake);
+# Usage: python3 embed_presets_page.py [--cli CLI] OUT GPUS MODEL... (the same lists as embed_presets.cmake);
 #        python3 embed_presets_page.py --check CLI MODEL...: the native CLI reads each preset's config the
 #        same with and without the unread keys (inspect, a training and an inference bill), else exit 1.
 import json
@@ -89,14 +92,24 @@ def check(cli, models):
 def main():
     if sys.argv[1] == "--check":
         sys.exit(check(sys.argv[2], sys.argv[3:]))
-    out, gpus, models = sys.argv[1], sys.argv[2], sys.argv[3:]
+    args, specs = sys.argv[1:], {}
+    if args[0] == "--cli":
+        run = subprocess.run([args[1], "presets", "--specs"], capture_output=True, text=True)
+        if run.returncode != 0:
+            sys.exit(f"{args[1]} presets --specs failed: {run.stderr}")
+        specs = json.loads(run.stdout)
+        args = args[2:]
+    out, gpus, models = args[0], args[1], args[2:]
     src = "// Generated from presets/*.json by cmake/embed_presets_page.py. Do not edit.\n"
     src += "#include <string_view>\n#include <vector>\nnamespace vramcalc::embedded {\n"
     src += "const std::vector<std::string_view>& model_files() {\n  static const std::vector<std::string_view> files = {\n"
     for path in models:
         with open(path, encoding="utf-8") as f:
             preset = without_sources(json.load(f))
-        if isinstance(preset.get("config"), dict):
+        if isinstance(preset.get("config"), dict) and preset.get("id") in specs:
+            del preset["config"]
+            preset["spec"] = specs[preset["id"]]
+        elif isinstance(preset.get("config"), dict):
             preset["config"] = drop(preset["config"], UNREAD_CONFIG_KEYS)
         src += '    R"vrc(' + compact(preset) + ')vrc",\n'
     src += "  };\n  return files;\n}\n"

@@ -7,6 +7,9 @@
 #include "test_data.hpp"
 #include "vramcalc/catalog.hpp"
 #include "vramcalc/estimate.hpp"
+#include "vramcalc/layer_stack.hpp"
+#include "vramcalc/model_spec_json.hpp"
+#include "vramcalc/presets.hpp"
 #include "vramcalc/scenario_json.hpp"
 
 using namespace vramcalc;
@@ -232,4 +235,68 @@ TEST_CASE("catalog: the longest sequence and context are capped at the model's l
     bool said = false;
     for (const auto& n : bill.notes) said = said || n.rfind("longest context capped at max_model_len 8192 (memory alone would allow ", 0) == 0;
     CHECK(said);
+}
+
+// The page's presets carry each model as the native CLI read it (model_spec_json.hpp, `vramcalc presets
+// --specs`): read back, a spec gives the same spec, the same counts and the same bills as its config.json.
+TEST_CASE("catalog: presets given as specs read as their config.json") {
+    const auto& c = test::catalog();
+    std::vector<std::string> files;
+    for (const auto& m : c.models()) {
+        const nlohmann::json spec = model_spec_to_json(m.spec);
+        INFO(m.id);
+        const auto back = model_spec_from_json(spec);
+        REQUIRE(back.ok());
+        CHECK(model_spec_to_json(*back) == spec);
+        CHECK(count_parameters(*back).total == m.params.total);
+        if (m.spec.stack) {  // a layer stack as the page's model reader hands it over: each layer's figures
+            REQUIRE(back->stack);
+            CHECK(back->stack->layers.size() == m.spec.stack->layers.size());
+            auto sc = scenario_from_text(R"({"model": ")" + m.id + R"(", "method": "full", "micro_batch": 8})", c);
+            REQUIRE(sc.ok());
+            const std::string want = bill_to_json(estimate(*sc)).dump();
+            sc.value->model = *back;
+            CHECK(bill_to_json(estimate(*sc)).dump() == want);
+            continue;
+        }
+        nlohmann::json preset = {{"id", m.id}, {"name", m.name}, {"hub_id", m.hub_id}, {"family", m.family}, {"spec", spec}};
+        files.push_back(preset.dump());
+    }
+    std::vector<std::string_view> views(files.begin(), files.end());
+    const auto page = Catalog::parse(views, builtin_gpu_file());
+    INFO(page.error_text());
+    REQUIRE(page.ok());
+    for (const auto& m : page->models()) {
+        INFO(m.id);
+        CHECK(m.config_json.empty());
+        for (const char* extra : {R"("workload": "train", "method": "lora")", R"("workload": "infer", "framework": "vllm")",
+                                  R"("workload": "train", "method": "full", "precision": "bf16", "num_gpus": 8, "sharding": "zero3")"}) {
+            const std::string text = std::string(R"({"model": ")") + m.id + "\", " + extra + "}";
+            const auto a = scenario_from_text(text, c), b = scenario_from_text(text, *page);
+            REQUIRE(a.ok() == b.ok());
+            if (a.ok()) CHECK(bill_to_json(estimate(*a)) == bill_to_json(estimate(*b)));
+        }
+    }
+    // Not a spec: an error, never a throw.
+    CHECK_FALSE(model_spec_from_json(nlohmann::json::array({1, 2})).ok());
+    CHECK_FALSE(model_spec_from_json(nlohmann::json::object()).ok());
+    auto truncated = model_spec_to_json(c.models().front().spec);
+    truncated.erase(truncated.begin() + 3);
+    CHECK_FALSE(model_spec_from_json(truncated).ok());
+}
+
+TEST_CASE("catalog: a model reader's answer carries the spec, its errors and its warnings") {
+    Result<ModelSpec> r;
+    r.value = test::catalog().find_model("llama-3.1-8b")->spec;
+    r.warnings.push_back("a warning");
+    const auto back = model_result_from_json(model_result_to_json(r));
+    REQUIRE(back.ok());
+    CHECK(back.warnings == r.warnings);
+    CHECK(model_spec_to_json(*back) == model_spec_to_json(*r));
+    Result<ModelSpec> bad;
+    bad.errors.push_back({"model.hidden_size", "missing"});
+    const auto bad_back = model_result_from_json(model_result_to_json(bad));
+    CHECK_FALSE(bad_back.ok());
+    REQUIRE(bad_back.errors.size() == 1);
+    CHECK(bad_back.errors[0].text() == "model.hidden_size: missing");
 }

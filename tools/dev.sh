@@ -128,14 +128,26 @@ setup() {
 # Emscripten 3.1.6 from Debian needs Debian's node modules (acorn) on the module path.
 export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
 
-build_native() {
-  say "native build (build/native)"
+configure_native() {
   # The unit tests are built and run by the sanitizer and wasm builds (run_tests); the native build makes the
   # programs (CLI, desktop app) whose checks run here. VRAMCALC_NATIVE_UNIT_TESTS=ON builds them here too.
   cmake -S "$ROOT" -B "$BUILD_NATIVE" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DVRAMCALC_UNIT_TESTS="${VRAMCALC_NATIVE_UNIT_TESTS:-OFF}" \
     -DVRAMCALC_IMGUI_DIR="$DEPS/imgui" >/dev/null || fail "native configure failed"
+}
+
+build_native() {
+  say "native build (build/native)"
+  configure_native
   cmake --build "$BUILD_NATIVE" -j "$JOBS" || fail "native build failed"
+}
+
+# Only the native CLI (`run` serves the page without the rest): the wasm build reads the page's presets with it
+# (presets/CMakeLists.txt, VRAMCALC_NATIVE_CLI).
+build_native_cli() {
+  say "native CLI (build/native): it reads the page's presets for the wasm build"
+  configure_native
+  cmake --build "$BUILD_NATIVE" -j "$JOBS" --target vramcalc || fail "native CLI build failed"
 }
 
 build_wasm() {
@@ -143,6 +155,7 @@ build_wasm() {
   # No CLI in the wasm build: nothing runs it there (the native CLI is the one tested and shipped), and its
   # link-time-optimised link alone took 30 s of a 2-core CI run.
   emcmake cmake -S "$ROOT" -B "$BUILD_WASM" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVRAMCALC_BUILD_CLI=OFF \
+    -DVRAMCALC_NATIVE_CLI="$BUILD_NATIVE/cli/vramcalc" \
     -DVRAMCALC_IMGUI_DIR="$DEPS/imgui" >/dev/null || fail "wasm configure failed"
   cmake --build "$BUILD_WASM" -j "$JOBS" || fail "wasm build failed"
 }
@@ -205,7 +218,7 @@ case "$cmd" in
   run)
     case "${1:-}" in
       "")
-        setup; build_wasm
+        setup; build_native_cli; build_wasm
         say "serving the page (Ctrl+C stops); the desktop app: bash tools/dev.sh run --desktop"
         exec node "$ROOT/tools/serve.mjs" "$BUILD_WASM/dist" "${VRAMCALC_PORT:-8080}" ;;
       --desktop)

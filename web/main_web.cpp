@@ -15,6 +15,7 @@
 
 #include "browser_fonts.hpp"
 #include "page.hpp"
+#include "vramcalc/model_reader_page.hpp"
 #include "vramcalc/presets.hpp"
 #include "vramcalc_ui/app.hpp"
 #include "vramcalc_ui/input.hpp"
@@ -29,6 +30,8 @@ EM_JS(void, js_read_checkpoint, (const char* base, const char* file, const char*
       { vramcalcPage.readCheckpoint(UTF8ToString(base), UTF8ToString(file), UTF8ToString(if_missing)); });
 EM_JS(void, js_import_config, (const char* name, const char* text),
       { vramcalcPage.importConfig(UTF8ToString(name), UTF8ToString(text)); });
+EM_JS(void, js_read_model, (const char* key, const char* config, const char* name, const char* prefix),
+      { vramcalcPage.readModel(UTF8ToString(key), UTF8ToString(config), UTF8ToString(name), UTF8ToString(prefix)); });
 EM_JS(void, js_convert_repr, (const char* text, const char* input_json),
       { vramcalcPage.convertRepr(UTF8ToString(text), UTF8ToString(input_json)); });
 EM_JS(void, js_set_hash, (const char* hash), { vramcalcPage.setHash(UTF8ToString(hash)); });
@@ -181,6 +184,10 @@ void draw() {
         p.first = false;
         js_first_frame();
     }
+    // The config.json files this frame's scenarios named that the page has not read yet: its model reader
+    // module reads them (core/src/model/config_reader.hpp), and vramcalc_on_model recomputes with each answer.
+    for (const auto& r : vramcalc::take_model_requests())
+        js_read_model(r.key.c_str(), r.config.c_str(), r.name.c_str(), r.field_prefix.c_str());
 }
 
 }  // namespace vramcalc::web
@@ -246,6 +253,11 @@ EMSCRIPTEN_KEEPALIVE void vramcalc_on_checkpoint(const char* report_json) {  // 
 }
 EMSCRIPTEN_KEEPALIVE void vramcalc_on_repr(const char* answer_json) {  // convert_repr's answer
     if (g_page.app) g_page.app->on_repr(answer_json ? answer_json : "");
+    wake();
+}
+EMSCRIPTEN_KEEPALIVE void vramcalc_on_model(const char* key, const char* answer_json) {  // read_model's answer
+    vramcalc::answer_model_request(key ? key : "", answer_json ? answer_json : "");
+    if (g_page.app) g_page.app->state().dirty = true;
     wake();
 }
 EMSCRIPTEN_KEEPALIVE void vramcalc_on_imported(const char* name, const char* result_json) {  // import_config's answer

@@ -10,6 +10,7 @@
 #include "ui.hpp"
 #include "vramcalc/bill_format.hpp"
 #include "vramcalc/layer_stack.hpp"
+#include "vramcalc/model_reader_page.hpp"
 #include "vramcalc/units.hpp"
 
 namespace vramcalc::ui {
@@ -21,6 +22,12 @@ namespace {
 const ImVec4 kRed = fit_color(Fit::no);
 
 void problems_box(const AppState& st) {
+    // The page's model reader still loading (model_reader_page.hpp) is a wait, not a problem.
+    const auto& errors = st.results.field_errors;
+    if (!errors.empty() && std::all_of(errors.begin(), errors.end(), [](const Problem& p) { return p.message == kModelBeingRead; })) {
+        ImGui::TextDisabled("Reading the model (the model reader is loading)...");
+        return;
+    }
     ImGui::PushStyleColor(ImGuiCol_Text, kRed);
     ImGui::TextUnformatted("The scenario cannot be estimated:");
     ImGui::PopStyleColor();

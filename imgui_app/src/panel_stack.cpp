@@ -73,7 +73,7 @@ void GuiLayerStack(AppState& st) {
     if (!ImGui::TreeNode("Layer stack (CNN, ViT, your own layers) as JSON")) return;
     const json& model = st.scenario.contains("model") ? st.scenario["model"] : json();
     const ModelPreset* preset = model.is_string() ? st.catalog->find_model(model.get<std::string>()) : nullptr;
-    const bool preset_stack = preset && preset->spec.stack;
+    const bool preset_stack = preset && preset->layer_stack;
     const bool inline_stack = model.is_object() && model.contains("layers");
     if ((preset_stack || inline_stack) && ImGui::Button(preset_stack ? "Edit the chosen preset's layers" : "Edit the stack in use"))
         st.stack_text = (preset_stack ? parse_json_or_discarded(preset->config_json) : model).dump(1);

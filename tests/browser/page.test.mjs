@@ -232,6 +232,48 @@ await check('a broken hash shows an error and the page keeps working', async () 
   assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
   await p.close();
 });
+// The page's wasm carries no config.json or layer-stack reader (core/src/model/config_reader.hpp): its model
+// presets arrive read, and a config.json or layer stack a scenario names (a layer-stack preset too) is read by
+// the importer's module, loaded then and not before.
+await check('a link carrying a config.json, or naming a layer-stack preset, loads the model reader then, says so meanwhile, and gives the CLI\'s bill', async () => {
+  const config = JSON.parse(fs.readFileSync(new URL('../../presets/models/qwen2.5-0.5b.json', import.meta.url), 'utf8')).config;
+  const b64 = j => Buffer.from(JSON.stringify(j)).toString('base64').replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+  const p = await browser.newPage({viewport: {width: 1360, height: 900}});
+  p.errors = [];
+  p.on('pageerror', e => p.errors.push(String(e)));
+  let release;
+  const held = new Promise(r => { release = r; });
+  await p.route('**/vramcalc-import.js', async route => { await held; await route.continue(); });
+  await p.goto(base + '#v=1&config=' + b64(config) + '&method=lora&gpu=rtx-4090');
+  await p.waitForFunction(() => window.vramcalcPage && window.vramcalcPage.firstFrameMs !== null, null, {timeout: 20000});
+  const waiting = await waitSummary(p, t => /reading this model/.test(t));
+  assert(/model reader is loading/.test(waiting), 'while the reader loads: ' + waiting);
+  fs.writeFileSync(path.join(out, 'screenshot-model-reader-loading.png'), await p.screenshot());
+  release();
+  const bill = cliBill({model: config, method: 'lora', gpu: 'rtx-4090'});
+  const gib = (bill.per_gpu.device_bytes / 2 ** 30).toFixed(2) + ' GiB';
+  let s = '';
+  for (let i = 0; i < 400 && !s.includes(gib); i++) { s = await summary(p); await p.waitForTimeout(50); }
+  assert(s.includes(gib) && !/reading this model/.test(s), `summary ${s}\n lacks the CLI's ${gib}`);
+  assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
+  await p.close();
+  // A layer-stack preset is read by the same module on first use, to the CLI's bill.
+  const r = await open(base + '#v=1&model=resnet50&method=full&micro_batch=32&gpu=rtx-4090');
+  const cnn = cliBill({model: 'resnet50', method: 'full', micro_batch: 32, gpu: 'rtx-4090'});
+  const cnnGib = (cnn.per_gpu.device_bytes / 2 ** 30).toFixed(2) + ' GiB';
+  s = '';
+  for (let i = 0; i < 400 && !s.includes(cnnGib); i++) { s = await summary(r); await r.waitForTimeout(50); }
+  assert(s.includes(cnnGib), `ResNet-50: summary ${s}\n lacks the CLI's ${cnnGib}`);
+  assert(r.errors.length === 0, 'console errors: ' + r.errors.join(' | '));
+  await r.close();
+  // A preset scenario starts without it.
+  const q = await open(base + '#v=1&model=qwen2.5-0.5b&method=lora&gpu=rtx-4090');
+  await waitSummary(q, t => /GiB/.test(t));
+  await q.waitForTimeout(300);
+  const loaded = await q.evaluate(() => performance.getEntriesByType('resource').filter(e => /vramcalc-import\./.test(e.name)).length);
+  assert(loaded === 0, 'a preset scenario loaded the model reader');
+  await q.close();
+});
 await check('a bad value marks its own field and the form keeps every other value', async () => {
   const good = '#v=1&model=llama-3.1-8b&method=qlora&seq_len=4096';
   const p = await open(base + good);
@@ -734,9 +776,10 @@ function flat(obj, prefix = '') {
                                                 Array.isArray(v) ? [] : [[prefix + k, v]]);
 }
 await check("another tool's config dropped on the page loads the importer then, and imports as the CLI does", async () => {
+  const servedBefore = served.length;  // earlier checks load it too (a config.json is read by the same module)
   const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora&gpu=rtx-4090');
   await waitSummary(p, t => /GiB/.test(t));
-  assert(!served.includes('vramcalc-import.js'), 'the importer was loaded before any config was dropped');
+  assert(!served.slice(servedBefore).includes('vramcalc-import.js'), 'the importer was loaded before any config was dropped');
   const manifest = JSON.parse(fs.readFileSync(path.join(importsDir, 'manifest.json'), 'utf8'));
   for (const file of ['vllm_serve_qwen3_14b.sh', 'deepspeed_ds_z3_offload_config.json', 'axolotl_llama3_qlora.yml']) {
     const want = manifest.fixtures.find(f => f.file === file);
@@ -759,7 +802,7 @@ await check("another tool's config dropped on the page loads the importer then, 
   const status = await waitStatus(p, t => t.startsWith('broken.yaml: '));
   assert(/line \d+/.test(status), 'the error does not name the line: ' + status);
   assert(await p.evaluate(() => location.hash) === before, 'a config that failed to import changed the scenario');
-  assert(served.filter(f => f === 'vramcalc-import.js').length === 1, 'the importer was fetched more than once');
+  assert(served.slice(servedBefore).filter(f => f === 'vramcalc-import.js').length === 1, 'the importer was fetched more than once');
   fs.writeFileSync(path.join(out, 'screenshot-import-error.png'), await p.screenshot());
   assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
   await p.close();

@@ -443,6 +443,22 @@
         report('{"ok":false,"errors":[{"field":"","message":"the config importer (vramcalc-import.js) did not load"}]}');
       });
     },
+    // A config.json that a scenario names (pasted, dropped, fetched from the Hub, in a link or the saved
+    // scenario): the page's wasm has no config.json reader, the importer's module reads it
+    // (web/import_module.cpp model_run), loaded on the first such config; the page says so meanwhile.
+    readModel: function (key, config, name, prefix) {
+      function report(json) { call('vramcalc_on_model', ['string', 'string'], [key, json]); }
+      loadModule('vramcalc-import.js', 'vramcalcImport').then(function (m) {
+        var p = toModule(m, config), q = toModule(m, name), r = toModule(m, prefix);
+        var json = m.UTF8ToString(m._model_run(p, m.lengthBytesUTF8(config), q, r));
+        m._free(p);
+        m._free(q);
+        m._free(r);
+        report(json);
+      }, function () {
+        report(JSON.stringify({errors: [{field: prefix, message: 'the model reader (vramcalc-import.js) did not load: reload the page to try again'}]}));
+      });
+    },
     // A PyTorch print(model) for the layer-stack editor: the converter is in the importer's module too.
     convertRepr: function (text, input) {
       function report(json) { call('vramcalc_on_repr', ['string'], [json]); }

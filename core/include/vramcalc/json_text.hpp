@@ -28,11 +28,11 @@ int json_nesting_depth(std::string_view text);
 // keeps the last silently; the URL decoder already refuses duplicates).
 std::optional<nlohmann::json> parse_json_text(std::string_view text, std::string& why);
 
-// The value of JSON text, or a discarded value (is_discarded()) where the text is not JSON: what
-// json::parse(text, nullptr, false) gives, for text the program wrote itself or already checked (presets,
-// the answers of the page's modules, its saved state). That call also instantiates nlohmann's callback
-// parser beside the plain one, for a callback it is never given (with the std::string lexer the UI also
-// instantiated, 3.6 KB gzip of the page).
+// The value of JSON text, or a discarded value (is_discarded()) where the text is not JSON or has a key twice
+// in an object: for text the program wrote itself or already checked (presets, the answers of the page's
+// modules, its saved state), without parse_json_text's limits and reasons. json::parse(text, nullptr, false)
+// would instantiate nlohmann's callback parser beside the plain one, for a callback it is never given (with
+// the std::string lexer the UI also instantiated, 3.6 KB gzip of the page); this shares parse_json_text's.
 nlohmann::json parse_json_or_discarded(std::string_view text);
 
 // Problems as the JSON every front end answers with: [{"field", "message"}, ...].

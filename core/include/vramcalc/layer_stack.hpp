@@ -91,6 +91,8 @@ Result<LayerStack> layer_stack_from_text(std::string_view text);
 // The model description the estimator reads (model.hpp): the stack's param_groups() as the inventory, the
 // stack itself held by the spec for its saved bytes, forward working set and FLOPs.
 ModelSpec model_from_layer_stack(LayerStack stack, std::string name);
+// Both: the stack's JSON read as the model named `name` (its problems named under `field_prefix`).
+Result<ModelSpec> model_from_layer_stack_json(const nlohmann::json& j, const std::string& name, const std::string& field_prefix);
 // A JSON object is a layer stack (not a config.json) when it has "layers" and no "model_type".
 bool is_layer_stack_json(const nlohmann::json& j);
 

@@ -5,7 +5,8 @@
 
 #include "catalog/catalog_gpu.hpp"
 #include "io/json_reader.hpp"
-#include "vramcalc/hf_config.hpp"
+#include "model/config_reader.hpp"
+#include "vramcalc/model_spec_json.hpp"
 #include "vramcalc/layer_stack.hpp"
 #include "vramcalc/json_text.hpp"
 
@@ -47,25 +48,33 @@ void check_ecc_pairs(const std::vector<GpuSpec>& gpus, Problems& errors) {
 
 // A layer-stack preset (presets/layer_stacks): {"id", "name", "family", "source", "num_params", "gflops"}
 // and the stack's own keys ("input", "inputs", "loss", "layers"). Its parameter count must equal the published num_params it cites.
+// The page reads it on first use instead (its model reader module: model/config_reader.hpp), so that it
+// starts without the layer-stack reader; the native builds check the count it then shows.
 std::optional<ModelPreset> stack_preset(const json& j, ModelPreset p, Problems& errors) {
-    auto st = layer_stack_from_json(j, "presets." + p.id);
-    if (!st.ok()) {
-        for (auto& e : st.errors) errors.push_back(e);
-        return std::nullopt;
-    }
-    const i64 published = j.value("num_params", i64{0});
-    if (published != st.value->parameters) {
-        errors.push_back({"presets." + p.id + ".num_params", "the layers count " + std::to_string(st.value->parameters) +
-                                                                 " parameters, the preset cites " + std::to_string(published)});
-        return std::nullopt;
-    }
     // The stack as a scenario's inline model: the stack's own keys (layer_stack_from_json reads these), not
     // the preset's metadata, whatever metadata a preset file grows.
     json stack = json::object();
     for (const char* key : {"input", "inputs", "loss", "layers"})
         if (j.contains(key)) stack[key] = j.at(key);
     p.config_json = stack.dump();
-    p.spec = model_from_layer_stack(std::move(*st.value), p.name);
+    p.layer_stack = true;
+    const i64 published = j.value("num_params", i64{0});
+    if (!detail::reads_models_itself()) {
+        p.spec.name = p.name;
+        p.params.total = p.params.active = published;
+        return p;
+    }
+    auto spec = detail::read_layer_stack_model(j, p.name, "presets." + p.id);
+    if (!spec.ok()) {
+        for (auto& e : spec.errors) errors.push_back(e);
+        return std::nullopt;
+    }
+    if (published != spec.value->stack->parameters) {
+        errors.push_back({"presets." + p.id + ".num_params", "the layers count " + std::to_string(spec.value->stack->parameters) +
+                                                                 " parameters, the preset cites " + std::to_string(published)});
+        return std::nullopt;
+    }
+    p.spec = std::move(*spec.value);
     p.params = count_parameters(p.spec);
     return p;
 }
@@ -122,7 +131,10 @@ Result<Catalog> Catalog::parse(const std::vector<std::string_view>& model_files,
         p.family = r.string_or("family", "Other");
         p.source = r.string_or("source", "");
         const bool stack = is_layer_stack_json(j);
-        if (p.id.empty() || (!stack && !j.contains("config"))) {
+        // The page's presets carry the spec the native CLI read from their config.json at build time
+        // ("spec": model_spec_json.hpp, cmake/embed_presets_page.py) instead of the config itself.
+        const bool read_already = !stack && j.contains("spec");
+        if (p.id.empty() || (!stack && !read_already && !j.contains("config"))) {
             out.errors.push_back({where, "a model preset needs \"id\" and \"config\" (or \"input\" and \"layers\")"});
             continue;
         }
@@ -131,12 +143,12 @@ Result<Catalog> Catalog::parse(const std::vector<std::string_view>& model_files,
             if (auto sp = stack_preset(j, p, out.errors)) cat.models_.push_back(std::move(*sp));
             continue;
         }
-        auto spec = model_from_config(j["config"], p.name, "presets." + p.id + ".config");
+        auto spec = read_already ? model_spec_from_json(j["spec"]) : detail::read_model_config(j["config"], p.name, "presets." + p.id + ".config");
         if (!spec.ok()) {
             for (auto& e : spec.errors) out.errors.push_back(e);
             continue;
         }
-        p.config_json = j["config"].dump();
+        if (!read_already) p.config_json = j["config"].dump();
         p.spec = std::move(*spec.value);
         p.params = count_parameters(p.spec);
         cat.models_.push_back(std::move(p));

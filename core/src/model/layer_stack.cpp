@@ -394,6 +394,15 @@ ModelSpec model_from_layer_stack(LayerStack stack, std::string name) {
     return m;
 }
 
+Result<ModelSpec> model_from_layer_stack_json(const nlohmann::json& j, const std::string& name, const std::string& field_prefix) {
+    auto st = layer_stack_from_json(j, field_prefix);
+    Result<ModelSpec> r;
+    r.errors = std::move(st.errors);
+    r.warnings = std::move(st.warnings);
+    if (st.value && r.errors.empty()) r.value = model_from_layer_stack(std::move(*st.value), name);
+    return r;
+}
+
 std::vector<ParamGroup> LayerStack::param_groups() const {
     std::vector<ParamGroup> out;
     for (const auto& l : layers) out.insert(out.end(), l.params.begin(), l.params.end());

@@ -6,7 +6,7 @@
 #include "enums.hpp"
 #include "catalog/catalog_gpu.hpp"
 #include "rows.hpp"
-#include "vramcalc/hf_config.hpp"
+#include "model/config_reader.hpp"
 #include "vramcalc/json_text.hpp"
 #include "vramcalc/layer_stack.hpp"
 #include "vramcalc/scenario_json.hpp"
@@ -51,13 +51,13 @@ void read_layer_stack(ReadContext& c, const json& m) {
         s.model_config = t_last_stack.config;
         return;
     }
-    auto st = layer_stack_from_json(m, "model");
-    if (!st.ok()) {
-        for (auto& e : st.errors) c.out.errors.push_back(e);
+    const std::string name = m.contains("name") && m["name"].is_string() ? m["name"].get<std::string>() : "layer stack";
+    auto spec = read_layer_stack_model(m, utf8_prefix(name, 120), "model");
+    if (!spec.ok()) {
+        for (auto& e : spec.errors) c.out.errors.push_back(e);
         return;
     }
-    const std::string name = m.contains("name") && m["name"].is_string() ? m["name"].get<std::string>() : "layer stack";
-    s.model = model_from_layer_stack(std::move(*st.value), utf8_prefix(name, 120));
+    s.model = std::move(*spec.value);
     s.model_config = compact_json(m);
     t_last_stack = {m, s.model, s.model_config};
 }
@@ -74,8 +74,15 @@ void read_model(ReadContext& c, const ScenarioKey&) {
     if (m.is_string()) {
         const std::string id = m.get<std::string>();
         if (const ModelPreset* p = c.catalog.find_model(id)) {
-            s.model = p->spec;
             s.model_ref = id;
+            if (!p->layer_stack || p->spec.stack) {
+                s.model = p->spec;
+                return;
+            }
+            // A layer-stack preset the page reads on first use (catalog.cpp, model/config_reader.hpp).
+            auto spec = read_layer_stack_text(p->config_json, p->name, "model");
+            if (!spec.ok()) for (auto& e : spec.errors) c.out.errors.push_back(e);
+            else s.model = std::move(*spec.value);
         } else {
             c.out.errors.push_back({"model", "unknown preset id \"" + describe(m).substr(1, 40) +
                                                  " (`vramcalc presets` lists them; or give a config.json)"});
@@ -96,7 +103,7 @@ void read_model(ReadContext& c, const ScenarioKey&) {
         read_layer_stack(c, m);
         return;
     }
-    auto spec = model_from_config(m, "inline config.json", "model");
+    auto spec = read_model_config(m, "inline config.json", "model");
     for (auto& w : spec.warnings) c.out.warnings.push_back(w);
     if (!spec.ok()) {
         for (auto& e : spec.errors) c.out.errors.push_back(e);

@@ -4,21 +4,21 @@
 
 #include "enums.hpp"
 #include "rows.hpp"
-#include "vramcalc/hf_config.hpp"
+#include "model/config_reader.hpp"
 
 namespace vramcalc::detail {
 namespace {
 
 void read_role_model(RlhfRole& role, const json& m, const std::string& path, FieldReader& fr, const Catalog& cat,
                      Result<Scenario>& out) {
-    if (m.is_string() && cat.find_model(m.get<std::string>()) && cat.find_model(m.get<std::string>())->spec.stack) {
+    if (m.is_string() && cat.find_model(m.get<std::string>()) && cat.find_model(m.get<std::string>())->layer_stack) {
         fr.error("model", "\"" + m.get<std::string>() + "\" is a layer stack; RLHF roles are language models (a preset id or a config.json)");
     } else if (m.is_string() && cat.find_model(m.get<std::string>())) {
         role.model = cat.find_model(m.get<std::string>())->spec;
         role.model_ref = m.get<std::string>();
         role.same_model = false;
     } else if (m.is_object()) {
-        auto spec = model_from_config(m, "inline config.json", path + ".model");
+        auto spec = read_model_config(m, "inline config.json", path + ".model");
         if (spec.ok()) {
             role.model = std::move(*spec.value);
             role.model_ref = "inline";

@@ -12,7 +12,7 @@ json presets_to_json(const Catalog& c) {
     for (const auto& m : c.models()) {
         json row = {{"id", m.id}, {"name", m.name}, {"hub_id", m.hub_id}, {"family", m.family},
                     {"parameters", m.params.total}, {"active_parameters", m.params.active}};
-        if (m.spec.stack) row["layer_stack"] = true;  // docs/scenario-extensions.md: a model given by its layers
+        if (m.layer_stack) row["layer_stack"] = true;  // docs/scenario-extensions.md: a model given by its layers
         models.push_back(std::move(row));
     }
     for (const auto& g : c.gpus()) {
