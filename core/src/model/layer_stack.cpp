@@ -362,36 +362,8 @@ Result<LayerStack> layer_stack_from_text(std::string_view text) {
     return layer_stack_from_json(*j);
 }
 
-double LayerStack::saved_bytes_per_sample(double activation_bytes) const {
-    double sum = 0;
-    for (const auto& l : layers) sum += l.saved_bytes(activation_bytes);
-    return sum;
-}
-
-double LayerStack::saved_bytes_per_batch() const {
-    double sum = 0;
-    for (const auto& l : layers) sum += l.saved_per_batch_bytes;
-    return sum;
-}
-
-double LayerStack::flops_per_sample() const {
-    double sum = 0;
-    for (const auto& l : layers) sum += l.flops;
-    return sum;
-}
-
 bool is_layer_stack_json(const nlohmann::json& j) {
     return j.is_object() && j.contains("layers") && !j.contains("model_type");
-}
-
-ModelSpec model_from_layer_stack(LayerStack stack, std::string name) {
-    ModelSpec m;
-    m.name = std::move(name);
-    m.model_type = "layer_stack";
-    m.arch = Arch::encoder;  // no causal decoding, no KV cache
-    m.params = stack.param_groups();
-    m.stack = std::make_shared<const LayerStack>(std::move(stack));
-    return m;
 }
 
 Result<ModelSpec> model_from_layer_stack_json(const nlohmann::json& j, const std::string& name, const std::string& field_prefix) {
@@ -401,12 +373,6 @@ Result<ModelSpec> model_from_layer_stack_json(const nlohmann::json& j, const std
     r.warnings = std::move(st.warnings);
     if (st.value && r.errors.empty()) r.value = model_from_layer_stack(std::move(*st.value), name);
     return r;
-}
-
-std::vector<ParamGroup> LayerStack::param_groups() const {
-    std::vector<ParamGroup> out;
-    for (const auto& l : layers) out.insert(out.end(), l.params.begin(), l.params.end());
-    return out;
 }
 
 }  // namespace vramcalc
