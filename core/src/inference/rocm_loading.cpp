@@ -119,7 +119,7 @@ LayerPlan plan_layers(const Scenario& s, double tp) {
 struct Replay {
     CachingAllocator a;
     bool fnuz = false, aiter = false;
-    std::string format;
+    WeightLayout layout = WeightLayout::dense;  // the weights' format, by its row of the format table
     double moe_padding = 0, fp8_padding = 0;  // bytes the padded copies add (requested, not the allocator's blocks)
 
     void temporary(double bytes) { a.free(a.malloc(request(bytes))); }
@@ -136,7 +136,7 @@ struct Replay {
             if (w.elem == 1.0) {
                 if (fnuz) temporary(w.bytes());
                 if (w.kind == Kind::moe) continue;
-                if (format == "fp8") {
+                if (layout == WeightLayout::tensor_scale) {
                     CachingAllocator::Handle kept = 0;
                     for (double shard : w.shards) {
                         const auto fp16 = a.malloc(request(shard * w.cols * 2));
@@ -148,7 +148,8 @@ struct Replay {
                     }
                     if (kept) a.free(kept);
                 }
-                if ((format == "fp8" || format == "fp8-block") && w.paddable()) h[i] = pad(h[i], w);
+                const bool padded = layout == WeightLayout::tensor_scale || layout == WeightLayout::block_128;
+                if (padded && w.paddable()) h[i] = pad(h[i], w);
             } else if (w.kind == Kind::moe && w.paddable()) {
                 h[i] = pad(h[i], w);
             }
@@ -201,7 +202,7 @@ RocmLoading replay(const Scenario& s) {
     Replay replay;
     replay.fnuz = s.gpu.arch == "cdna3";  // gfx942 (MI300X, MI325X): current_platform.is_fp8_fnuz()
     replay.aiter = s.vllm_rocm_aiter;
-    replay.format = s.weights;
+    if (const WeightFormat* f = find_weight_format(s.weights)) replay.layout = f->layout;
     // All parameters exist before any post-processing (model_loader/utils.py process_weights_after_loading).
     std::vector<std::vector<CachingAllocator::Handle>> handles(static_cast<std::size_t>(Lp));
     double weights = 0;

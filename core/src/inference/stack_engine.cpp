@@ -8,6 +8,7 @@
 
 #include "bill/lines.hpp"
 #include "common/format.hpp"
+#include "formats/weight_format_table.hpp"
 #include "inference/placement.hpp"
 #include "runtime/runtime.hpp"
 #include "vramcalc/layer_stack.hpp"
@@ -19,7 +20,7 @@ void stack_engine(const Scenario& s, Bill& b) {
     const ModelSpec& m = s.model;
     const LayerStack& st = *m.stack;
     const double per_param = nominal_bytes_per_param(s.weights);
-    if (s.weights != "fp32" && s.weights != "bf16" && s.weights != "fp16")
+    if (!is_float_format(s.weights))
         b.warnings.push_back("weights \"" + s.weights + "\" on a layer stack: every parameter counted at " + bytes_per(per_param) +
                              " (no per-layer quantisation rule for convs)");
     const double params = static_cast<double>(st.parameters), buffers = static_cast<double>(st.buffers);

@@ -27,12 +27,15 @@ namespace {
 //    double_quant's CB and CBt, 4 B x N. The KV cache does not exist yet then.
 struct BnbTransients {
     double prefill = 0, load = 0, n = 0, copies = 0;  // copies: 16-bit copies per dequantised weight
+    bool int8 = false;                                 // LLM.int8 (the table's kind), else 4-bit
 };
 BnbTransients bnb_transients(const Scenario& s, const Bill& b, const WeightBytes& w, double tp) {
     if (!is_bnb(s.weights)) return {};
     BnbTransients t;
     t.n = std::max(w.largest_layer_linear / tp, w.quantized_head);
-    if (s.weights == "int8") {
+    const WeightFormat* f = find_weight_format(s.weights);
+    t.int8 = f && f->kind == WeightKind::int8;
+    if (t.int8) {
         t.load = 4.0 * t.n;
     } else {
         t.copies = bnb_dequant_copies(s.framework, !b.gpu.bf16);
@@ -157,7 +160,7 @@ void torch_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     const double decode = kv_end + decode_act + logits_decode + old_cache;
     if (bnb.load > std::max(prefill, decode)) {  // loading is the peak: the weights and one weight being quantised
         add_line(b, "temporaries", bnb.load, "loading: bitsandbytes quantises each weight from an fp16 copy on the GPU (largest: " +
-                                                 count_short(bnb.n) + " weights, " + (s.weights == "int8" ? "fp16 + CB + CBt = 4 B" : "fp16 + 4-bit data") + " per weight)");
+                                                 count_short(bnb.n) + " weights, " + (bnb.int8 ? "fp16 + CB + CBt = 4 B" : "fp16 + 4-bit data") + " per weight)");
         b.peak_phase = "load";
         // Loading quantises one weight at a time: each fp16 copy is freed before the next is made, and the
         // next reuses its cached block, so the reserve at this peak is the peak itself.

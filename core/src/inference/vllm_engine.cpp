@@ -4,6 +4,7 @@
 
 #include "bill/lines.hpp"
 #include "common/format.hpp"
+#include "formats/weight_format_table.hpp"
 #include "inference/engines.hpp"
 #include "inference/kv_cache.hpp"
 #include "inference/placement.hpp"
@@ -104,7 +105,8 @@ double moe_workspace_bytes(const Scenario& s, double tokens, double c, double tp
     const double gates = m.mlp == MlpKind::gated ? 2.0 : 1.0;
     const double K = static_cast<double>(m.hidden), N = gates * static_cast<double>(m.moe.expert_intermediate) / tp;
     double rows = tokens * static_cast<double>(m.moe.top_k);
-    if (s.weights == "fp8-block") rows = std::ceil((rows + static_cast<double>(m.moe.experts) * 127.0) / 128.0) * 128.0;
+    const WeightFormat* f = find_weight_format(s.weights);
+    if (f && f->layout == WeightLayout::block_128) rows = std::ceil((rows + static_cast<double>(m.moe.experts) * 127.0) / 128.0) * 128.0;
     return rows * (std::max(N, K) + std::max(N / 2.0, K)) * c;
 }
 
