@@ -238,6 +238,8 @@ Quantization default_quantization(Method m, Framework f = Framework::hf);
 // (older checkpoints are fp32, torch's default) and a layer stack (torchvision's weights are fp32) train as
 // an fp32 model under the Trainer's autocast (bf16-mixed).
 Precision default_precision(Framework f, std::int64_t transformers, LoadDtype load, const ModelSpec& model);
+// Bytes per weight of a model loaded in `load`: "auto" is the checkpoint's dtype (0 when its config names none).
+double loaded_weight_bytes(LoadDtype load, const ModelSpec& model);
 // ... and the RLHF setup of `a` for a policy trained as `policy` (which roles exist, the rollout,
 // and each role's precision, sharding and offload).
 RlhfSetup default_rlhf(RlhfAlgorithm a, const Scenario& policy);

@@ -26,9 +26,7 @@ namespace {
 // Nothing where the scenario already says how the model is loaded (most calls: no copy on the solvers' path).
 std::optional<Scenario> as_loaded(const Scenario& s) {
     const bool mixed = s.precision == Precision::bf16_mixed || s.precision == Precision::fp16_mixed;
-    const double loaded = s.load_dtype == LoadDtype::automatic ? s.model.checkpoint_dtype_bytes
-                          : s.load_dtype == LoadDtype::float32 ? 4.0
-                                                               : 2.0;
+    const double loaded = loaded_weight_bytes(s.load_dtype, s.model);
     if (s.workload != Workload::train || s.framework != Framework::hf || s.method != Method::lora || !mixed || loaded != 2)
         return std::nullopt;
     Scenario t = s;

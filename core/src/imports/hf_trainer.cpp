@@ -287,12 +287,7 @@ void import_hf_trainer(Importer& im, std::span<const Entry> entries) {
 //  - SFT: max_length=1024, and loss_type "chunked_nll" unless use_liger_kernel (TRL PR #5846, v1.7).
 // GRPO's and DPO's own losses are not SFT's: the SFT defaults stay off when the config is theirs.
 void finish_trl_defaults(Importer& im, std::span<const Entry> entries) {
-    auto has = [&](std::initializer_list<const char*> keys) {
-        for (const Entry& e : entries)
-            for (const char* k : keys)
-                if (e.key == k) return true;
-        return false;
-    };
+    auto has = [&](std::initializer_list<std::string_view> keys) { return has_any(entries, keys); };
     if (!has({"gradient_checkpointing"}))
         im.set_default("checkpointing", "full", "TRL's gradient_checkpointing default is True (BaseConfig, TRL 0.22 on)");
     const bool dtype = has({"dtype", "torch_dtype", "model_init_kwargs.dtype", "model_init_kwargs.torch_dtype"});

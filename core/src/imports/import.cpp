@@ -10,20 +10,6 @@ namespace vramcalc {
 namespace imports {
 namespace {
 
-bool has_key(const std::vector<Entry>& es, std::string_view key) {
-    for (const auto& e : es) {
-        const std::string_view k = e.key;
-        if (k.substr(0, key.size()) == key && (k.size() == key.size() || k[key.size()] == '.')) return true;
-    }
-    return false;
-}
-
-bool has_any(const std::vector<Entry>& es, std::initializer_list<std::string_view> keys) {
-    for (auto k : keys)
-        if (has_key(es, k)) return true;
-    return false;
-}
-
 // The word before ':' on line `line` of `text` (the key a YAML error is about), or "".
 std::string key_on_line(std::string_view text, int line) {
     int l = 1;

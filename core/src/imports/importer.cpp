@@ -61,6 +61,20 @@ ImportedKey key_of(const Entry& e) { return {e.key, e.kind == Entry::Kind::list 
 
 }  // namespace
 
+bool has_key(std::span<const Entry> es, std::string_view key) {
+    for (const auto& e : es) {
+        const std::string_view k = e.key;
+        if (k.substr(0, key.size()) == key && (k.size() == key.size() || k[key.size()] == '.')) return true;
+    }
+    return false;
+}
+
+bool has_any(std::span<const Entry> es, std::initializer_list<std::string_view> keys) {
+    for (auto k : keys)
+        if (has_key(es, k)) return true;
+    return false;
+}
+
 void Importer::apply(std::span<const Entry> entries, std::initializer_list<std::span<const Rule>> tables) {
     for (const Entry& e : entries) {
         const Rule* hit = nullptr;

@@ -45,6 +45,10 @@ struct Rule {
 inline constexpr const char* kNoMemory = "no effect on memory";
 inline constexpr const char* kNotModelled = "read, not modelled: the bill does not depend on it yet";
 
+// Whether the file has `key`, or a key nested under it ("deepspeed" matches "deepspeed.zero_optimization").
+bool has_key(std::span<const Entry> es, std::string_view key);
+bool has_any(std::span<const Entry> es, std::initializer_list<std::string_view> keys);
+
 class Importer {
 public:
     Importer(std::string format, const Catalog& catalog);

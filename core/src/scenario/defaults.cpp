@@ -100,11 +100,20 @@ Scenario default_scenario(Framework f, Workload w, std::int64_t transformers) {
 Precision default_precision(Framework f, std::int64_t transformers, LoadDtype load, const ModelSpec& model) {
     const Precision p = default_scenario(f, Workload::train, transformers).precision;
     if (f != Framework::hf) return p;
-    if (load == LoadDtype::float32 || model.stack) return Precision::bf16_mixed;  // torchvision's weights are fp32
-    if (load == LoadDtype::float16) return Precision::fp16;
-    if (load == LoadDtype::bfloat16) return Precision::bf16;
-    if (p != Precision::bf16) return p;
-    return model.checkpoint_dtype_bytes == 2 ? Precision::bf16 : Precision::bf16_mixed;
+    if (model.stack) return Precision::bf16_mixed;  // torchvision's weights are fp32
+    if (load == LoadDtype::automatic && p != Precision::bf16) return p;
+    if (loaded_weight_bytes(load, model) != 2) return Precision::bf16_mixed;
+    return load == LoadDtype::float16 ? Precision::fp16 : Precision::bf16;
+}
+
+double loaded_weight_bytes(LoadDtype load, const ModelSpec& model) {
+    switch (load) {
+        case LoadDtype::automatic: return static_cast<double>(model.checkpoint_dtype_bytes);
+        case LoadDtype::float32: return 4;
+        case LoadDtype::bfloat16:
+        case LoadDtype::float16: return 2;
+    }
+    return 0;
 }
 
 // QLoRA's base defaults to bitsandbytes NF4 (BitsAndBytesConfig bnb_4bit_quant_type="nf4" in the QLoRA

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/power_of_two.hpp"
+#include "formats/recipes.hpp"
 
 namespace vramcalc::detail {
 namespace {
@@ -76,13 +77,12 @@ void cut_cross_entropy(const Scenario& s, const ModelSpec& m, double c, double T
 // for the logged entropy, log_p.exp() and its product with log_p (fp32 each). Backward recomputes the chunk and
 // adds the fp32 gradients of log_p and of the logits and, for a trained output weight, its 16-bit gradient and
 // the fp32 gradient of w.float() (the persistent .grad is counted with the gradients). `w_bytes`: the weight's
-// dtype as loaded (fp32 under *-mixed and fp32 precision, else 16-bit); the hidden states are in that dtype
-// too (the final norm runs in the weights' dtype under autocast).
+// dtype as the recipe keeps it (training_recipe: fp32 for the HF Trainer's *-mixed and fp32, else 16-bit);
+// the hidden states are in that dtype too (the final norm runs in the weights' dtype under autocast).
 void trl_chunked_nll(const Scenario& s, const ModelSpec& m, double c, double T, bool head_trained, LossMemory& l) {
     constexpr double kChunk = 256;  // _CHUNKED_LM_HEAD_CHUNK_SIZE
     const double V = static_cast<double>(m.vocab), h = static_cast<double>(m.hidden);
-    const bool fp32_weights = s.precision == Precision::fp32 || s.precision == Precision::bf16_mixed || s.precision == Precision::fp16_mixed;
-    const double w_bytes = fp32_weights ? 4 : 2;
+    const double w_bytes = training_recipe(s.precision, s.framework).weight;
     const double weight_copies = (w_bytes == 4 ? 0 : 4 * V * h) + (c == 2 ? 2 * V * h : 0);
     const double K = std::min(kChunk, T);
     l.saved = w_bytes * h * T + 16 * T;  // the reordered hidden states, the int64 labels and order
