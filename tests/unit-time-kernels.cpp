@@ -162,4 +162,9 @@ TEST_CASE("kernels: batch norm on NCHW: PyTorch's one block per channel in bf16,
     // A GPU whose SMs are not given pays no occupancy term.
     const json custom = {{"name", "X"}, {"memory_gib", 141}, {"peak_bf16_tflops", 989}, {"memory_bandwidth_gbps", 4800}};
     CHECK(time("bf16", custom) == Approx(8 * x * 2 / bw));
+    // Given the H200's SMs and threads per SM, a custom GPU is priced as the catalog's H200.
+    json with_sms = custom;
+    with_sms["sm_count"] = 132;
+    with_sms["max_threads_per_sm"] = 2048;
+    CHECK(time("bf16", with_sms) == Approx(time("bf16", "h200")));
 }
