@@ -7,7 +7,6 @@
 namespace vramcalc::detail {
 namespace {
 
-std::string n(std::int64_t v) { return std::to_string(v); }
 std::string fw(const Scenario& s) { return std::string("\"") + to_string(s.framework) + "\""; }
 
 // tp against the attention heads. vLLM, Megatron and torchtitan refuse an uneven split when the scenario
@@ -16,14 +15,14 @@ void head_checks(const Scenario& s, Bill& b) {
     const ModelSpec& m = s.model;
     if (s.tp <= 1 || m.heads <= 0 || s.tp > m.heads || m.heads % s.tp == 0 || m.count_only || m.stack) return;
     if (s.framework == Framework::vllm)
-        b.warnings.push_back("tp " + n(s.tp) + " does not divide the model's " + n(m.heads) +
+        b.warnings.push_back("tp " + std::to_string(s.tp) + " does not divide the model's " + std::to_string(m.heads) +
                              " attention heads: vLLM refuses this layout (\"Total number of attention heads must be "
                              "divisible by tensor parallel size\")");
     else
-        b.warnings.push_back("tp " + n(s.tp) + " does not divide the model's " + n(m.heads) + " attention heads with framework " +
+        b.warnings.push_back("tp " + std::to_string(s.tp) + " does not divide the model's " + std::to_string(m.heads) + " attention heads with framework " +
                              fw(s) + ": DeepSpeed's AutoTP gives ranks uneven head counts, transformers' tp_plan and torch's "
                              "DTensor plans cut q, k and v between heads and fail to reshape them; the bill assumes an even "
-                             "split (allowed: a tp that divides " + n(m.heads) + ")");
+                             "split (allowed: a tp that divides " + std::to_string(m.heads) + ")");
 }
 
 void pipeline_checks(const Scenario& s, Bill& b) {
@@ -31,10 +30,10 @@ void pipeline_checks(const Scenario& s, Bill& b) {
     // Megatron-LM arguments.py: without --decoder-first/last-pipeline-num-layers it asserts "Number of
     // layers should be divisible by the pipeline-model-parallel size"; torchtitan and DeepSpeed split unevenly.
     if (s.framework == Framework::megatron && s.pp > 1 && m.layers > 0 && s.pp <= m.layers && m.layers % s.pp != 0)
-        b.warnings.push_back("pp " + n(s.pp) + " does not divide the model's " + n(m.layers) + " layers: Megatron-LM refuses it (\"Number "
+        b.warnings.push_back("pp " + std::to_string(s.pp) + " does not divide the model's " + std::to_string(m.layers) + " layers: Megatron-LM refuses it (\"Number "
                              "of layers should be divisible by the pipeline-model-parallel size\") unless "
                              "--decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers give the uneven stages; "
-                             "the bill puts " + n((m.layers + s.pp - 1) / s.pp) + " layers on the fullest stage");
+                             "the bill puts " + std::to_string((m.layers + s.pp - 1) / s.pp) + " layers on the fullest stage");
     // Megatron-LM arguments.py: "Disabling sequence parallelism because tensor model parallelism is disabled".
     if (s.workload == Workload::train && s.sp && s.tp <= 1)
         b.warnings.push_back("sp true with tp 1: sequence parallelism splits activations across the tensor-parallel ranks, so it "
