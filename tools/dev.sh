@@ -32,7 +32,7 @@ PACKAGES=(
   nodejs                             # serving the page, browser tests (npm: playwright-core)
   terser                             # the page's runtime JS, compressed (web/CMakeLists.txt)
   fonts-karla                        # Karla, the desktop app's UI font (the page draws the system sans-serif)
-  zlib1g-dev                         # PNG screenshots of the desktop app
+  libstb-dev                         # PNG screenshots of the desktop app (stb_image_write.h)
   python3                            # tools/measure dry-run test (already pulled in by emscripten)
 )
 

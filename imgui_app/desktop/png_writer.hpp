@@ -1,4 +1,4 @@
-// A PNG file from RGBA pixels (for --screenshot), compressed with zlib. Returns false on I/O error.
+// A PNG file from RGBA pixels (for --screenshot). Returns false on I/O error.
 #pragma once
 
 #include <string>

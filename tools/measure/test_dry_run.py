@@ -200,7 +200,7 @@ def check_meta(items, presets, cli, bills, require):
         print(msg)
         check(not require, msg)
         return
-    import measure
+    import model_build
     try:
         import peft
     except Exception:
@@ -212,9 +212,9 @@ def check_meta(items, presets, cli, bills, require):
         cfg, label = mapping.resolve_config(s, presets)
         key = json.dumps(cfg, sort_keys=True)
         if key not in built:
-            config = measure.hf_config(cfg, st)
+            config = model_build.hf_config(cfg, st)
             with torch.device("meta"):
-                model = measure.from_config(config, measure.torch_dtype(torch, "bfloat16"), st["attn_implementation"])
+                model = model_build.from_config(config, model_build.torch_dtype(torch, "bfloat16"), st["attn_implementation"])
             n = sum(p.numel() for p in model.parameters())
             if cli and isinstance(s["model"], str):
                 rc, out, _ = run_cli(cli, ["inspect", s["model"], "--json"])
@@ -222,9 +222,9 @@ def check_meta(items, presets, cli, bills, require):
                       "%s: meta model has %d parameters, vramcalc inspect says %s" % (label, n, out[:80]))
             built[key] = True
         else:
-            config = measure.hf_config(cfg, st)
+            config = model_build.hf_config(cfg, st)
             with torch.device("meta"):
-                model = measure.from_config(config, measure.torch_dtype(torch, "bfloat16"), st["attn_implementation"])
+                model = model_build.from_config(config, model_build.torch_dtype(torch, "bfloat16"), st["attn_implementation"])
         if st["workload"] == "train" and st["lora"] is not None and peft is not None:
             pm = peft.get_peft_model(model, peft.LoraConfig(**st["lora"]))
             trainable = sum(p.numel() for p in pm.parameters() if p.requires_grad)
@@ -233,7 +233,7 @@ def check_meta(items, presets, cli, bills, require):
                       "%s: PEFT trains %d parameters, the bill says %d" % (
                           it["id"], trainable, bills[it["id"]]["model"]["trainable_parameters"]))
         if st["workload"] == "train" and st["method"] == "freeze":
-            check(len(measure.decoder_layers(model, st)) == st["layers"], "%s: decoder layers" % it["id"])
+            check(len(model_build.decoder_layers(model, st)) == st["layers"], "%s: decoder layers" % it["id"])
     print("meta-device build: %d models built, %s" % (len(built), "LoRA checked with peft %s" % peft.__version__
                                                        if peft else "peft not importable: LoRA targets not checked"))
 
