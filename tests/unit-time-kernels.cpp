@@ -97,8 +97,11 @@ TEST_CASE("kernels: tensor-core convolutions pay cuDNN's NCHW transposes, depthw
     CHECK(conv(1, "bf16").matmul_s >= (3 * 2 * 2 * tensor * 2 + 3 * 2 * tensor * 2) / bw);
     // fp32 on Hopper runs TF32 tensor cores: the same transposes in 4-byte elements.
     CHECK(conv(1, "fp32").matmul_s >= (3 * 2 * 2 * tensor * 4 + 3 * 2 * tensor * 4) / bw);
-    // Depthwise: no tensor cores, no transposes, only its bytes.
-    CHECK(conv(64, "bf16").matmul_s == Approx(3 * 2 * tensor * 2 / bw + 3 * 64 * 9 * 2 / bw));
+    // Depthwise: no tensor cores, no transposes, only its bytes; PyTorch's weight-gradient kernel runs 64 x 9
+    // blocks of 256 threads, 54.5 % of an H200's 132 x 2048 resident threads, and reads its two tensors at that
+    // share of the rate.
+    const double share = 64.0 * 9 * 256 / (132 * 2048);
+    CHECK(conv(64, "bf16").matmul_s == Approx(3 * 2 * tensor * 2 / bw + 3 * 64 * 9 * 2 / bw + 2 * tensor * 2 / bw * (1 / share - 1)));
     // Before Ampere fp32 convolutions run on CUDA cores in NCHW: no transposes; this one is bound by its FLOPs
     // (3 passes) at 80 % of 15.7 TFLOPS, half a tile wide (64 of 128 output channels).
     const double flops = 2.0 * 64 * 56 * 56 * 64 * 9 * 64;
@@ -139,4 +142,29 @@ TEST_CASE("kernels: a layer stack's CPU time is its layers' eager ops, views, co
     const json bn = {{"input", {16, 8, 8}}, {"layers", {{{"type", "batch_norm"}, {"name", "bn"}}}}};
     CHECK(detail::stack_micro_batch_time(test::scenario({{"model", bn}, {"gpu", "h200"}, {"micro_batch", 8}})).cpu_s ==
           Approx(2 * 26e-6 + 52e-6));
+}
+
+TEST_CASE("kernels: batch norm on NCHW: PyTorch's one block per channel in bf16, cuDNN's NHWC conversions in fp32") {
+    using nlohmann::json;
+    // One batch norm over 64 channels at 56 x 56, batch 64, on an H200 (132 SMs x 2048 threads).
+    const json stack = {{"input", {64, 56, 56}}, {"layers", {{{"type", "batch_norm"}, {"name", "bn"}}}}};
+    auto time = [&](const char* precision, const json& gpu) {
+        return detail::stack_micro_batch_time(test::scenario({{"model", stack}, {"gpu", gpu}, {"precision", precision}, {"micro_batch", 64}}))
+            .pointwise_s;
+    };
+    const double x = 64.0 * 64 * 56 * 56, bw = 0.8 * 4800e9;
+    // bf16: PyTorch's statistics and fused backward kernels (6 of the 8 passes) run 64 blocks of 512 threads,
+    // 12 % of the GPU's resident threads.
+    const double share = 64.0 * 512 / (132 * 2048);
+    CHECK(time("bf16", "h200") == Approx(8 * x * 2 / bw + 6 * x * 2 / bw * (1 / share - 1)));
+    // fp32: cuDNN, with a conversion to NHWC and back around forward (4 passes) and backward (6).
+    CHECK(time("fp32", "h200") == Approx(18 * x * 4 / bw));
+    // A GPU whose SMs are not given pays no occupancy term.
+    const json custom = {{"name", "X"}, {"memory_gib", 141}, {"peak_bf16_tflops", 989}, {"memory_bandwidth_gbps", 4800}};
+    CHECK(time("bf16", custom) == Approx(8 * x * 2 / bw));
+    // Given the H200's SMs and threads per SM, a custom GPU is priced as the catalog's H200.
+    json with_sms = custom;
+    with_sms["sm_count"] = 132;
+    with_sms["max_threads_per_sm"] = 2048;
+    CHECK(time("bf16", with_sms) == Approx(time("bf16", "h200")));
 }

@@ -40,6 +40,12 @@ struct GpuSpec {
     double gpu_link_gbps = 0;
     int pcie_gen = 0;
     int pcie_lanes = 16;
+    // The streaming multiprocessors and the threads one SM keeps resident (NVIDIA: the architecture
+    // whitepapers; the CUDA C++ Programming Guide's table of compute capabilities), 0 = not given. A kernel
+    // that launches fewer threads than sm_count x max_threads_per_sm streams memory below the card's rate
+    // (docs/methodology.md, "Time": PyTorch's per-channel batch-norm kernels).
+    int sm_count = 0;
+    int max_threads_per_sm = 0;
     // ECC on a GDDR card takes 1/16 of its memory for check bits ("inline" ECC: 6.25% on the GDDR5 K40, NVIDIA
     // Tesla V100 architecture whitepaper), so the driver reports 15/16 of the ECC-off total (L20, RTX A6000:
     // 49140 MiB off, 46068 MiB on). HBM keeps ECC beside the data and loses nothing (H100 NVL: 95830 MiB

@@ -94,6 +94,8 @@ void read_compute_and_links(FieldReader& r, GpuSpec& s) {
     s.gpu_link_gbps = r.number_or("gpu_link_gbps", 0, 0, 1e5);
     s.pcie_gen = static_cast<int>(r.integer_or({"pcie_gen"}, 0, 3, 6));
     s.pcie_lanes = static_cast<int>(r.integer_or({"pcie_lanes"}, 16, 1, 16));
+    s.sm_count = static_cast<int>(r.integer_or({"sm_count"}, 0, 1, 1024));
+    s.max_threads_per_sm = static_cast<int>(r.integer_or({"max_threads_per_sm"}, 0, 32, 4096));
 }
 
 void write_compute_and_links(const GpuSpec& g, json& out) {
@@ -110,6 +112,8 @@ void write_compute_and_links(const GpuSpec& g, json& out) {
     put("gpu_link_gbps", g.gpu_link_gbps);
     if (g.pcie_gen > 0) out["pcie_gen"] = g.pcie_gen;
     if (g.pcie_lanes != 16) out["pcie_lanes"] = g.pcie_lanes;
+    if (g.sm_count > 0) out["sm_count"] = g.sm_count;
+    if (g.max_threads_per_sm > 0) out["max_threads_per_sm"] = g.max_threads_per_sm;
 }
 
 Result<Catalog> Catalog::parse(const std::vector<std::string_view>& model_files, std::string_view gpus_json) {

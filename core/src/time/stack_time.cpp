@@ -78,6 +78,42 @@ bool is_matmul(const std::string& t) {
     return starts_with(t, "conv") || t == "linear" || t == "multi_head_attention" || t == "embedding";
 }
 
+bool is_batch_norm(const std::string& t) { return t == "batch_norm" || t == "batch_norm1d" || t == "batch_norm2d"; }
+
+// The share of the GPU's streaming rate a kernel of `threads` threads reaches. A memory-bound kernel's rate is
+// its bytes in flight over the memory latency (Little's law; V. Volkov, "Understanding Latency Hiding on GPUs",
+// UC Berkeley 2016, ch. 4), and a thread keeps about as many loads in flight whatever the launch, so the rate
+// grows with the threads resident until the GPU is full (sm_count x max_threads_per_sm, the catalog's figures),
+// where streaming kernels reach kernel_costs().bandwidth_share. 1 (no penalty) where the catalog gives no SMs.
+double resident_share(const GpuSpec& g, double threads) {
+    const double resident = static_cast<double>(g.sm_count) * static_cast<double>(g.max_threads_per_sm);
+    if (resident <= 0) return 1.0;
+    return std::clamp(threads / resident, 1e-3, 1.0);
+}
+
+// Extra seconds of one batch-norm layer (whole micro-batch of `elements` outputs of `width` bytes) beyond the
+// 8 full-rate passes pointwise_passes() counts, by the backend PyTorch picks (aten/src/ATen/native/
+// Normalization.cpp, _select_batch_norm_backend, torch 2.x): cuDNN unless the input or weight is bf16, or the
+// input is fp16 with fp16 weights; so fp32 and fp16 autocast (fp32 weights) run cuDNN, bf16 and pure fp16 runs
+// PyTorch's own kernels. Both on NCHW (PyTorch's default, contiguous) tensors:
+//  - PyTorch's kernels (aten/src/ATen/native/cuda/Normalization.cuh): batch_norm_stats_cuda_template (statistics,
+//    1 pass over x) and batch_norm_backward_cuda_template (the fused backward: a reduction over dy and x, then
+//    dx from dy and x: 5 passes) launch `dim3 blocks(input.size(1))` of MAX_BLOCK_SIZE = 512 threads, one
+//    block per channel; the forward's elementwise kernel spreads over channels x batch and runs at full rate.
+//    A 64-channel layer keeps 64 x 512 threads resident: on an H200 (132 SMs x 2048) 12 % of the GPU.
+//  - cuDNN (NVIDIA/cudnn-frontend#134, H100, cuDNN 9, 2025: batch norm on NCHW tensors runs "about a factor of
+//    2" slower than NHWC in forward and backward, and the profile shows a conversion to NHWC and back around
+//    the NHWC kernels): forward converts x in and y out (4 passes), backward x and dy in and dx out (6 passes).
+// Not on AMD GPUs (MIOpen's kernels are not described here), nor for BatchNorm1d's (N, C) inputs.
+double batch_norm_extra_seconds(const Scenario& s, const StackLayer& l, double elements, double width, double bw) {
+    if (s.gpu.vendor == "amd" || l.out_shape.size() < 3) return 0;
+    const bool native = (width < 4 && s.precision != Precision::fp16_mixed);
+    if (!native) return 10.0 * elements * width / bw;
+    const double channels = static_cast<double>(l.out_shape.front());
+    const double share = resident_share(s.gpu, channels * 512.0);
+    return 6.0 * elements * width / bw * (1.0 / share - 1.0);
+}
+
 // Bytes per element of a layer's output. A pure fp32 or 16-bit run keeps one width throughout. Under autocast
 // (bf16-mixed, fp16-mixed) it follows autocast's op lists (aten/src/ATen/autocast_mode.cpp, CUDA): convolutions,
 // linears and attention's matmuls are in the lower-precision list and write 16-bit outputs; layer_norm and
@@ -110,6 +146,7 @@ struct MatmulLayer {
     double in_channels = 0;      // a convolution's input channels (C of C, H, W)
     double rate = 0;             // the peak of its units (FLOP/s)
     bool tensor_core_convs = false;  // the run's convolutions use tensor cores (TF32 or 16-bit; peaks.cpp)
+    double depthwise_share = 1;  // resident_share() of PyTorch's depthwise weight-gradient kernel (below)
 };
 double matmul_layer_seconds(const StackLayer& l, const MatmulLayer& m, double batch, double bw) {
     const double weights = weight_elements(l);
@@ -134,6 +171,13 @@ double matmul_layer_seconds(const StackLayer& l, const MatmulLayer& m, double ba
     const double mm = tensor_cores ? flops * passes / (kernel_costs().matmul_share * m.rate * std::max(fill, 1e-3)) : 0;
     const double bytes = (m.width * (m.in + m.out) * passes + weights * m.width * (m.trains ? 3.0 : 1.0));
     double seconds = std::max(mm, bytes / bw);
+    // PyTorch's depthwise weight gradient (aten/src/ATen/native/cuda/DepthwiseConv2d.cu,
+    // conv_depthwise2d_grad_weight_kernel) runs one block per (channel, kernel tap) of getGradParamsNumThreads
+    // = min(batch x 32, 256) threads, each block reading its channel's input and output gradient: with few
+    // channels and taps it leaves most of the GPU idle (resident_share). Its reads of input and output gradient
+    // are counted once above; the taps' re-reads of the same channel (from L2 while the channel's blocks run
+    // together) are not.
+    if (grouped && m.trains) seconds += m.width * (m.in + m.out) / bw * (1.0 / m.depthwise_share - 1.0);
     // cuDNN's tensor-core kernels work on NHWC; PyTorch's default (contiguous) format is NCHW, so cuDNN
     // transposes each operand in and the result out around every call (NVIDIA, "Tensor Ops Made Easier in
     // cuDNN", 2018: packed NCHW tensors are transformed for Tensor Cores; MosaicML Composer's ChannelsLast
@@ -148,6 +192,19 @@ double matmul_layer_seconds(const StackLayer& l, const MatmulLayer& m, double ba
     // its gradient back (read 2 + write 4); the weights' casts are counted by the caller.
     if (m.in_width > m.width) seconds += (m.in_width + m.width) * m.in * (m.trains ? 2.0 : 1.0) / bw;
     return seconds;
+}
+
+// resident_share() of a grouped convolution's weight gradient when PyTorch's depthwise kernel computes it
+// (DepthwiseConv2d.cu: grid = output channels x kernel taps, min(batch x 32, 256) threads a block); 1 for other
+// layers, and where cuDNN takes it instead (pure fp16 with 32+ channels, ConvParams::use_cudnn_depthwise in
+// aten/src/ATen/native/Convolution.cpp) or on AMD GPUs.
+double depthwise_grad_share(const Scenario& s, const StackLayer& l, double batch) {
+    if (!starts_with(l.type, "conv") || l.out_shape.empty() || l.in_shape.empty() || s.gpu.vendor == "amd") return 1;
+    const double channels = static_cast<double>(l.out_shape.front());
+    const double in_channels = static_cast<double>(l.in_shape.front());
+    const double taps = l.flops / 2.0 / std::max(1.0, elements(l.out_shape));  // (C / groups) x kernel area
+    if (taps >= in_channels || (s.precision == Precision::fp16 && in_channels >= 32)) return 1;
+    return resident_share(s.gpu, channels * taps * std::min(batch * 32.0, 256.0));
 }
 
 }  // namespace
@@ -183,6 +240,7 @@ StackTime stack_micro_batch_time(const Scenario& s) {
             m.rate = starts_with(l.type, "conv") ? r.conv : r.matmul;
             m.in_channels = l.in_shape.empty() ? 0 : static_cast<double>(l.in_shape.front());
             m.tensor_core_convs = tensor_core_convs;
+            m.depthwise_share = depthwise_grad_share(s, l, batch);
             t.matmul_s += matmul_layer_seconds(l, m, batch, bw);
             // Autocast's weight casts: read 4 + write 2 bytes an element forward, the gradient back in backward.
             if (mixed && l.type != "embedding") t.matmul_s += 6.0 * weight_elements(l) * (m.trains ? 2.0 : 1.0) / bw;
@@ -195,6 +253,7 @@ StackTime stack_micro_batch_time(const Scenario& s) {
             if (p.out > 0 || p.in > 0) {
                 t.pointwise_s += (p.out * out * width + p.in * in * prev_width) * batch / bw;
                 kernels += 3;
+                if (is_batch_norm(l.type)) t.pointwise_s += batch_norm_extra_seconds(s, l, out * batch, width, bw);
             }
         }
         const EagerOps e = eager_ops(l.type);
