@@ -112,6 +112,9 @@ TEST_CASE("hf_config: every supported model_type builds") {
                 "compress_ratios": [4, 128, 0], "num_hash_layers": 1, "index_head_dim": 16, "index_n_heads": 2})";
         if (t == "lfm2")  // short-conv and attention layers, named per layer
             cfg = cfg.substr(0, cfg.size() - 1) + R"(, "layer_types": ["conv", "full_attention"]})";
+        if (t == "gemma4_text" || t == "gemma4")  // a sliding and a global layer; the wrapper without a tower
+            cfg = cfg.substr(0, cfg.size() - 1) + R"(, "layer_types": ["sliding_attention", "full_attention"]})";
+        if (t == "gemma4") cfg = R"({"model_type": "gemma4", "text_config": )" + cfg + "}";
         auto r = model_from_config_text(cfg);
         INFO(r.error_text());
         REQUIRE(r.ok());

@@ -35,7 +35,8 @@ MODELS = {
     # Kimi-K2.5: compressed-tensors pack-quantized int4, group 32, on the routed experts (the text_config's
     # quantization_config) -> `w4a16`.
     "moonshotai/Kimi-K2.5": ("kimi-k2.5", "w4a16"),
-    "RedHatAI/Qwen3.5-397B-A17B-FP8-dynamic": ("qwen3.5-397b-a17b", "fp8-channel"),
+    # The checkpoint's own preset: its quantization_config keeps DeltaNet and the shared experts in bf16.
+    "RedHatAI/Qwen3.5-397B-A17B-FP8-dynamic": ("qwen3.5-397b-a17b-fp8-dynamic", "fp8-channel"),
     "google/gemma-4-31B-it": ("gemma-4-31b-it", "bf16"),
     "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8": ("nvidia-nemotron-3-nano-30b-a3b", "fp8"),
 }
@@ -96,8 +97,8 @@ def scenario(rec):
         extra["enable_expert_parallel"] = True
     if args.get("mm-encoder-tp-mode") == "data":  # the vision tower whole on every rank (vLLM's default shards it)
         s["vllm_mm_encoder_dp"] = True
-    if args.get("language-model-only") == "True":
-        extra["language_model_only"] = True
+    if args.get("language-model-only") == "True":  # no vision tower is built or loaded
+        s["vllm_language_model_only"] = True
     s["extra"] = extra
     version = cfg["vllm_version"]
     if before(version, 17):  # caveat 6: the sampler's full-vocabulary sort until PR #33538

@@ -93,6 +93,12 @@ struct FamilyTraits {
     // also fc2's input, so the MLP keeps one tensor of its width there where a GeLU keeps two (input and output).
     bool relu_mlp = false;
     std::string gguf_arch;            // the architecture name llama.cpp's quantizer rules use
+    // Gemma 4: its full-attention layers (those layer_slides() does not slide) have a head width and KV heads of
+    // their own (global_head_dim, num_global_key_value_heads); 0: as every other layer. k_eq_v: those layers have
+    // no v_proj and use the key as the value (attention_k_eq_v).
+    i64 global_head_dim = 0;
+    i64 global_kv_heads = 0;
+    bool k_eq_v = false;
 };
 enum class MlpKind { gated, plain };   // gated: SwiGLU/GeGLU (3 matrices); plain: fc1 -> act -> fc2
 enum class NormKind { rms, layer };

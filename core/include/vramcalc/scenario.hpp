@@ -214,6 +214,7 @@ struct Scenario {
     bool enforce_eager = false;              // vLLM: no CUDA graphs
     VllmSampler vllm_sampler = VllmSampler::triton;  // vLLM's sampler in the profile run (its release)
     bool vllm_mm_encoder_dp = false;         // vLLM --mm-encoder-tp-mode data: the vision tower whole on every TP rank
+    bool vllm_language_model_only = false;   // vLLM --language-model-only: no vision tower is built or loaded
     bool vllm_rocm_aiter = false;            // vLLM on ROCm: VLLM_ROCM_USE_AITER=1 (AITER MoE reshuffles bf16 experts)
     RocmLoadMeasure vllm_rocm_load_measure = RocmLoadMeasure::allocated;  // vLLM on ROCm: its release's loading figure
     HfCache hf_cache = HfCache::dynamic;     // transformers: DynamicCache, or the legacy per-layer tuples

@@ -32,6 +32,7 @@ const Rule kVllm[] = {
          if (v == "data" || v == "weights") im.set("vllm_mm_encoder_dp", v == "data", e);
          else im.ignore(e, "a vision-encoder mode the bill does not model (allowed: weights, data)");
      }},
+    {"--language-model-only", [](Importer& im, const Entry& e) { boolean_key(im, e, "vllm_language_model_only"); }},
     {"--cpu-offload-gb", nullptr, "read, not modelled: the bill keeps every weight on the GPU (vLLM then streams this many GB from host memory)"},
     {"--swap-space", nullptr, "host memory for preempted sequences: not GPU memory"},
     {"--enable-prefix-caching", nullptr, "reuses KV blocks between requests: the pool's size does not change"},

@@ -9,6 +9,14 @@ namespace vramcalc {
 
 double kv_bytes_per_token(const ModelSpec& m, double element_bytes, bool mla_latent) {
     const auto L = static_cast<double>(attention_layers(m));
+    if (m.traits.global_head_dim > 0 && m.attention == AttentionKind::standard) {  // Gemma 4: two kinds of layer
+        double t = 0;
+        for (i64 i = 0; i < m.layers; ++i) {
+            const bool global = !detail::layer_slides(m, i);
+            t += 2.0 * static_cast<double>(global ? m.traits.global_kv_heads * m.traits.global_head_dim : m.kv_heads * m.head_dim);
+        }
+        return t * element_bytes;
+    }
     if (m.attention == AttentionKind::compressed) {
         // DeepSeek-V4 per token of a long sequence: one pooled head_dim entry per ratio tokens, and the indexer's key
         // per 4 tokens on its ratio-4 layers; the sliding window's entries do not grow (detail::compressed_layer_bytes).
@@ -93,6 +101,30 @@ double kv_layer_token_bytes(const Scenario& s, double eb) {
     return 2.0 * kv * static_cast<double>(m.head_dim) * eb;
 }
 
+// Gemma 4 (vLLM vllm/model_executor/models/gemma4.py @001cabc1, Gemma4DecoderLayer): a full-attention layer's
+// Attention has global_head_dim-wide heads and, with attention_k_eq_v, num_global_key_value_heads of them; the
+// key is stored as the value too (qkv_proj fills the V slot with K), so K and V both take their pages.
+// transformers' Gemma4TextAttention caches key and value states alike.
+double kv_layer_token_bytes_at(const Scenario& s, double eb, i64 i) {
+    const ModelSpec& m = s.model;
+    if (m.traits.global_head_dim <= 0 || m.attention != AttentionKind::standard || layer_slides(m, i))
+        return kv_layer_token_bytes(s, eb);
+    const double tp = static_cast<double>(split_of(s).tp);
+    const double kv = std::max(1.0, std::ceil(static_cast<double>(m.traits.global_kv_heads) / tp));
+    return 2.0 * kv * static_cast<double>(m.traits.global_head_dim) * eb;
+}
+
+double kv_mean_layer_token_bytes(const Scenario& s, double eb) {
+    const ModelSpec& m = s.model;
+    if (m.traits.global_head_dim <= 0) return kv_layer_token_bytes(s, eb);
+    const i64 layers = layers_per_stage(s);
+    double t = 0;
+    i64 n = 0;
+    for (i64 i = 0; i < layers; ++i)
+        if (layer_attends(m, i)) t += kv_layer_token_bytes_at(s, eb, i), ++n;
+    return n > 0 ? t / static_cast<double>(n) : 0.0;
+}
+
 double kv_element_bytes(const Scenario& s) {
     switch (s.kv_dtype) {
         case KvDtype::fp16:
@@ -158,7 +190,7 @@ double compressed_layer_bytes(const Scenario& s, i64 i, double tokens, double bl
 }
 
 double kv_bytes_for_tokens(const Scenario& s, double tokens) {
-    const double per_token_layer = kv_layer_token_bytes(s, kv_element_bytes(s));
+    const double eb = kv_element_bytes(s);
     const bool trims = engine_trims_window(s);
     const i64 layers = layers_per_stage(s);
     double t = 0;
@@ -169,7 +201,7 @@ double kv_bytes_for_tokens(const Scenario& s, double tokens) {
         }
         if (!layer_attends(s.model, i)) continue;  // a hybrid model's Mamba / MLP blocks keep no KV
         const double n = layer_slides(s.model, i) && trims ? std::min(tokens, static_cast<double>(s.model.sliding_window)) : tokens;
-        t += per_token_layer * n;
+        t += kv_layer_token_bytes_at(s, eb, i) * n;
     }
     return t;
 }

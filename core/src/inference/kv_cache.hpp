@@ -11,6 +11,11 @@ double kv_element_bytes(const Scenario& s);
 
 // KV bytes per token for one layer on one GPU (K and V, heads sharded by tensor parallelism).
 double kv_layer_token_bytes(const Scenario& s, double element_bytes);
+// The same at decoder layer i: Gemma 4's full-attention layers have their own head width and KV heads
+// (FamilyTraits::global_head_dim / global_kv_heads); every other model's layers are alike.
+double kv_layer_token_bytes_at(const Scenario& s, double element_bytes, i64 i);
+// The mean of kv_layer_token_bytes_at over the layers of one pipeline stage that attend.
+double kv_mean_layer_token_bytes(const Scenario& s, double element_bytes);
 
 // DeepSeek-V4 (AttentionKind::compressed): one KV entry's bytes, and one sequence's cache of `tokens` tokens at
 // layer i (its sliding window, its pooled entries, its indexer keys), paged in blocks of `block` tokens (0: exact).

@@ -29,16 +29,16 @@ void llamacpp_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
         (i >= L - gpu_layers ? gpu_w : cpu_w) += w.layers[static_cast<std::size_t>(i)];
     add_line(b, "weights", gpu_w, (w.detail.empty() ? s.weights : w.detail) + ", " + std::to_string(gpu_layers) + " of " +
                                  std::to_string(L) + " layers on the GPU" + (output_gpu ? " + output" : ""));
-    const double per_token_layer = kv_layer_token_bytes(s, kv_element_bytes(s));
+    const double eb = kv_element_bytes(s);
     const double n_ctx = static_cast<double>(s.n_ctx);
     double gpu_kv = 0, cpu_kv = 0;
     for (i64 i = 0; i < L; ++i) {
         // Sliding-window layers get their own cache of n_swa + n_ubatch cells for one sequence
         // (llama-kv-cache-iswa.cpp, llama_kv_cache_iswa: size_swa = min(size_base, n_swa * n_seq_max + n_ubatch)).
         const double cells = layer_slides(m, i) ? std::min(n_ctx, static_cast<double>(m.sliding_window + s.n_ubatch)) : n_ctx;
-        (i >= L - gpu_layers ? gpu_kv : cpu_kv) += per_token_layer * cells;
+        (i >= L - gpu_layers ? gpu_kv : cpu_kv) += kv_layer_token_bytes_at(s, eb, i) * cells;
     }
-    add_line(b, "kv_cache", gpu_kv, whole(per_token_layer * static_cast<double>(L)) + " B/token x n_ctx " + whole(n_ctx) +
+    add_line(b, "kv_cache", gpu_kv, whole(kv_mean_layer_token_bytes(s, eb) * static_cast<double>(L)) + " B/token x n_ctx " + whole(n_ctx) +
                                    " cells (" + to_string(s.kv_dtype) + ")");
     const double ub = static_cast<double>(std::min<i64>(s.n_ubatch, s.n_ctx));
     const double h = static_cast<double>(m.hidden);

@@ -42,7 +42,34 @@ struct HybridPool {
 // the projector's ReplicatedLinear).
 bool replicated_under_tp(const Scenario& s, const ParamGroup& g) {
     return g.role == Role::norm || g.role == Role::router || g.role == Role::q_a || g.role == Role::kv_a ||
-           (s.vllm_mm_encoder_dp && g.category == ParamCategory::vision);
+           (s.vllm_mm_encoder_dp && !s.vllm_language_model_only && g.category == ParamCategory::vision);
+}
+
+// The fraction of the decoder's layers on this pipeline stage.
+double stage_of(const Scenario& s) {
+    return static_cast<double>(layers_per_stage(s)) / static_cast<double>(std::max<i64>(1, s.model.layers));
+}
+
+// Gemma 4's attention_k_eq_v layers have no v_proj in the checkpoint, but vLLM builds them one QKVParallelLinear
+// with a V slot as wide as K and loads the key's weights into both (vllm/model_executor/models/gemma4.py
+// @001cabc1, Gemma4Attention: "k_eq_v layers load K weights into both K and V slots"): one more k_proj per full-
+// attention layer, in the checkpoint's format, over the whole model (the caller shards it over tp).
+double k_eq_v_slots(const Scenario& s, double stage) {
+    const ModelSpec& m = s.model;
+    if (!m.traits.k_eq_v) return 0;
+    i64 global = 0;
+    for (i64 i = 0; i < m.layers; ++i) global += layer_slides(m, i) ? 0 : 1;
+    ModelSpec only = m;
+    only.params.clear();
+    ParamGroup v;
+    v.name = "v_proj";
+    v.role = Role::v;
+    v.rows = m.traits.global_kv_heads * m.traits.global_head_dim;
+    v.cols = m.hidden;
+    v.count = global;
+    v.is_linear = true;
+    only.params.push_back(v);
+    return weight_bytes(only, s.weights, s.group_size).total() * stage;
 }
 
 // Per-GPU bytes of what "Model loading took X GiB" measures: the checkpoint's tensors as placed over TP,
@@ -55,13 +82,26 @@ double vllm_weight_bytes(const Scenario& s, const WeightBytes& w, double c, std:
     const i64 Lp = layers_per_stage(s);
     for (i64 i = 0; i < Lp && i < static_cast<i64>(w.layers.size()); ++i) layers += w.layers[static_cast<std::size_t>(i)];
     double weights = (layers + w.input + w.output) / tp;
+    // --language-model-only (vLLM v0.18 and later): the multimodal model is built without its vision tower (e.g.
+    // Qwen3VLForConditionalGeneration leaves `visual` None when no image or video is allowed per prompt), so
+    // the tower's tensors are neither allocated nor loaded.
+    if (s.vllm_language_model_only) {
+        ModelSpec tower = m;
+        tower.params.clear();
+        for (const auto& g : m.params)
+            if (g.category == ParamCategory::vision) tower.params.push_back(g);
+        if (!tower.params.empty()) {
+            weights -= weight_bytes(tower, s.weights, s.group_size).total() / tp;
+            detail += ", no vision tower (--language-model-only)";
+        }
+    }
     if (p.tp > 1) {
         // The replicated tensors in the checkpoint's format: their bytes, counted once per rank instead of 1/tp.
         ModelSpec only = m;
         only.params.clear();
         for (const auto& g : m.params)
             if (replicated_under_tp(s, g)) only.params.push_back(g);
-        const double stage = static_cast<double>(Lp) / static_cast<double>(std::max<i64>(1, m.layers));
+        const double stage = stage_of(s);
         const double rep = only.params.empty() ? 0.0 : weight_bytes(only, s.weights, s.group_size).total() * stage;
         weights += rep - rep / tp;
         if (rep > 0) detail += ", norms / routers / MLA down-projections replicated";
@@ -72,8 +112,14 @@ double vllm_weight_bytes(const Scenario& s, const WeightBytes& w, double c, std:
     if (m.traits.rope && m.max_positions > 0) {
         const i64 rot = m.attention == AttentionKind::mla ? m.mla.qk_rope_head_dim : m.head_dim;
         weights += static_cast<double>(m.max_positions) * static_cast<double>(rot) * c;
+        // Gemma 4's full-attention layers rotate with rope_parameters["full_attention"] ("proportional"), a second
+        // instance: Gemma4RotaryEmbedding (vllm/model_executor/layers/rotary_embedding/gemma4_rope.py @41c5903d)
+        // keeps a cache over the whole global_head_dim (zero frequencies past the rotated part).
+        if (m.traits.global_head_dim > 0) weights += static_cast<double>(m.max_positions) * static_cast<double>(m.traits.global_head_dim) * c;
         detail += ", rotary cos/sin cache";
     }
+    weights += k_eq_v_slots(s, stage_of(s)) / tp;
+    if (m.traits.k_eq_v) detail += ", the V slots of the k_eq_v layers (filled from K)";
     // MLA absorbs kv_b_proj into two dense copies after loading (MLACommonImpl.process_weights_after_loading:
     // W_UK_T [heads, qk_nope, kv_lora] and W_UV [heads, kv_lora, v_head], dequantised to the model dtype),
     // per layer, this rank's heads; the kv_b_proj weight stays loaded as well.
@@ -183,7 +229,7 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     // CUDA graphs: vLLM issue #7553 measured 2464 MiB per GPU for the captured batch sizes (0 with enforce_eager).
     const double graphs = s.enforce_eager ? 0.0 : 2464.0 * kMiB;
     const double eb = kv_element_bytes(s);
-    const double per_token_layer = kv_layer_token_bytes(s, eb);
+    const double per_token_layer = kv_mean_layer_token_bytes(s, eb);
     const double block = static_cast<double>(s.block_size);
     // One sequence's blocks: per layer, ceil(tokens / block) blocks. A sliding layer keeps only the
     // window, but a window that starts inside a block still holds that whole block: window + block
@@ -197,7 +243,7 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
             }
             if (!layer_attends(m, i)) continue;
             const double tokens = layer_slides(m, i) ? std::min(len, static_cast<double>(m.sliding_window) + block) : len;
-            t += std::ceil(tokens / block) * block * per_token_layer;
+            t += std::ceil(tokens / block) * block * kv_layer_token_bytes_at(s, eb, i);
         }
         return t;
     };

@@ -15,12 +15,13 @@ void require_intermediate(ModelSpec& m, FieldReader& r) {
 
 bool nests_text_config(const std::string& layout) {
     return layout == "qwen3_vl_moe" || layout == "llama4" || layout == "mistral3" || layout == "qwen3_5" ||
-           layout == "qwen3_5_moe" || layout == "kimi_k25";
+           layout == "qwen3_5_moe" || layout == "kimi_k25" || layout == "gemma4";
 }
 
 // Qwen3_5ForConditionalGeneration / Qwen3_5MoeForConditionalGeneration: a text-only export may carry the
 // text model's keys at the top level and no vision tower.
-bool tower_optional(const std::string& layout) { return layout == "qwen3_5" || layout == "qwen3_5_moe"; }
+// Gemma4Config: "vision_config is None. Gemma4Model.vision_tower will not be initialized" (configuration_gemma4.py).
+bool tower_optional(const std::string& layout) { return layout == "qwen3_5" || layout == "qwen3_5_moe" || layout == "gemma4"; }
 
 namespace {
 // A wrapper's language model is read with its text family's layout. Mistral3ForConditionalGeneration's
@@ -34,12 +35,16 @@ std::string text_layout(const std::string& layout) {
     // DeepSeek-V3.2 (the DSA indexer beside MLA) and Kimi-K2 are DeepSeek-V3's layout (deepseek()).
     // Kimi-K2.5's text_config is Kimi-K2's (model_type kimi_k2, DeepseekV3ForCausalLM's layout).
     if (layout == "deepseek_v32" || layout == "kimi_k2" || layout == "kimi_k25") return "deepseek_v3";
+    if (layout == "gemma4") return "gemma4_text";
     return layout;
 }
 
 // The wrapper's vision tower (vision_config), read after the language model.
 void vision_tower(const std::string& layout, FieldReader& root, Inventory& inv) {
     if (!nests_text_config(layout)) return;
+    // Gemma 4 E2B / E4B carry an audio encoder (Gemma4AudioConfig) beside the vision tower.
+    if (const auto a = root.object().find("audio_config"); a != root.object().end() && !a->is_null())
+        root.error("audio_config", "an audio tower is not described yet (its parameters would be missing from the count)");
     const auto it = root.object().find("vision_config");
     if ((it == root.object().end() || it->is_null()) && tower_optional(layout)) return;
     if (it == root.object().end() || !it->is_object()) {
@@ -50,6 +55,7 @@ void vision_tower(const std::string& layout, FieldReader& root, Inventory& inv) 
     if (layout == "llama4") llama4_vision(v, inv.m.hidden, inv);
     else if (layout == "mistral3") pixtral_vision(v, root, inv.m.hidden, inv);
     else if (layout == "kimi_k25") moonvit_vision(v, inv.m.hidden, inv);
+    else if (layout == "gemma4") gemma4_vision(v, inv.m.hidden, inv);
     else qwen3_vl_vision(v, inv);
 }
 }  // namespace
@@ -101,7 +107,7 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
     if (layer_norm.count(t)) m.norm = NormKind::layer;
     if (plain_mlp.count(t)) m.mlp = MlpKind::plain;
     m.sliding_window = r.integer_or({"sliding_window"}, 0, 0, i64{1} << 30);
-    if (t == "gemma2" || t == "mistral" || t == "gpt_oss" || t == "gemma3_text") {
+    if (t == "gemma2" || t == "mistral" || t == "gpt_oss" || t == "gemma3_text" || t == "gemma4_text") {
         // Mistral v0.1 and Gemma-2 use a window; Qwen2 configs carry one but disable it by default.
     } else if (!r.boolean_or("use_sliding_window", false)) {
         m.sliding_window = 0;
@@ -141,6 +147,7 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
     else if (t == "jamba") jamba(m, r, inv);
     else if (t == "granitemoehybrid") granitemoehybrid(m, r, inv);
     else if (t == "falcon_h1") falcon_h1(m, r, inv);
+    else if (t == "gemma4_text") gemma4(m, r, inv);
     else {
         static const std::set<std::string> llama_family = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe",
                                                            "qwen3", "qwen3_moe", "gemma", "gemma2", "baichuan", "llama4",

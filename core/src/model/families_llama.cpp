@@ -34,6 +34,8 @@ i64 llama4_moe_layers(FieldReader& r, i64 layers) {
     return layers / step;  // i = step - 1, 2 step - 1, ...
 }
 
+}  // namespace
+
 // Gemma3TextConfig (transformers models/gemma3/configuration_gemma3.py): layer i is sliding_attention unless
 // (i + 1) % sliding_window_pattern == 0 (default 6); a layer_types list must follow that period.
 void gemma3_windows(ModelSpec& m, FieldReader& r) {
@@ -55,6 +57,8 @@ void gemma3_windows(ModelSpec& m, FieldReader& r) {
     }
     m.traits.global_every = every;
 }
+
+namespace {
 // DeepSeek-V3.2's sparse-attention indexer, one per layer beside MLA (deepseek-ai/DeepSeek-V3.2-Exp
 // inference/model.py @6d8cb70d, class Indexer): wq_b (q_lora_rank -> index_n_heads x index_head_dim), wk
 // (h -> index_head_dim), k_norm LayerNorm(index_head_dim) with bias, weights_proj (h -> index_n_heads); no

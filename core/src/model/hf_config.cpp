@@ -57,7 +57,8 @@ const std::vector<std::string>& supported_model_types() {
         "opt", "bert", "t5", "mt5", "deepseek_v2", "deepseek_v3", "baichuan", "qwen3_vl_moe", "llama4", "nemotron_h", "mistral3",
         // families_2025.cpp (docs/architectures.md): hybrids with gated DeltaNet, and 2025's MoE decoders.
         "qwen3_next", "qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text", "gpt_oss", "glm4_moe",
-        "minimax_m2", "deepseek_v32", "kimi_k2", "gemma3_text", "ernie4_5_moe", "lfm2", "jamba", "granitemoehybrid", "falcon_h1", "deepseek_v4", "kimi_k25"};
+        "minimax_m2", "deepseek_v32", "kimi_k2", "gemma3_text", "ernie4_5_moe", "lfm2", "jamba", "granitemoehybrid", "falcon_h1", "deepseek_v4", "kimi_k25",
+        "gemma4", "gemma4_text"};
     return types;
 }
 

@@ -86,6 +86,11 @@ void require_intermediate(ModelSpec& m, FieldReader& r);
 // of `m` for its model types, reading its own keys through `r`.
 // `t`: the layout's model_type (a wrapper's text layout: qwen3_vl_moe's text model is read as qwen3_moe).
 void llama_like(ModelSpec& m, const std::string& t, FieldReader& r, Inventory& inv);
+// Gemma 3 / 4's layer_types (or sliding_window_pattern): every k-th layer global, the others sliding.
+void gemma3_windows(ModelSpec& m, FieldReader& r);
+// families_gemma4.cpp: Gemma 4's text model (global layers of their own width, k_eq_v) and its vision tower.
+void gemma4(ModelSpec& m, FieldReader& r, Inventory& inv);
+void gemma4_vision(FieldReader& vision, i64 text_hidden, Inventory& inv);
 void deepseek(ModelSpec& m, FieldReader& r, Inventory& inv);
 void qwen_v1(ModelSpec& m, FieldReader& r, Inventory& inv);
 void phi(ModelSpec& m, FieldReader& r, Inventory& inv);

@@ -160,10 +160,11 @@ void spec_fields(V& v, M& m) {
     }
     {
         auto& [parallel_block, rope, eager_softmax_fp32, shifted_logits_copy, loss_upcasts_logits, alternating_window,
-               global_every, hf_trims_window, attn_softcap, final_softcap, gelu_tanh_eager, relu_mlp, gguf_arch] = traits;
+               global_every, hf_trims_window, attn_softcap, final_softcap, gelu_tanh_eager, relu_mlp, gguf_arch,
+               global_head_dim, global_kv_heads, k_eq_v] = traits;
         v(parallel_block), v(rope), v(eager_softmax_fp32), v(shifted_logits_copy), v(loss_upcasts_logits),
             v(alternating_window), v(global_every), v(hf_trims_window), v(attn_softcap), v(final_softcap),
-            v(gelu_tanh_eager), v(relu_mlp), v(gguf_arch);
+            v(gelu_tanh_eager), v(relu_mlp), v(gguf_arch), v(global_head_dim), v(global_kv_heads), v(k_eq_v);
     }
     {
         auto& [format, method, group_size, asymmetric, note] = quant;

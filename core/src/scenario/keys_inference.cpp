@@ -59,6 +59,10 @@ std::vector<KeyRow> inference_rows() {
           .help = "vLLM --mm-encoder-tp-mode data: every tensor-parallel rank holds the whole vision tower and encodes its own "
                   "images (the default, weights, shards the tower like the language model)."},
          member<&Scenario::vllm_mm_encoder_dp>()},
+        {{.name = "vllm_language_model_only", .type = T::boolean, .workload = W::infer, .frameworks = "vllm",
+          .help = "vLLM --language-model-only: a multimodal checkpoint served as text only; its vision tower is neither built nor "
+                  "loaded.", .shown_at_default = false},
+         member<&Scenario::vllm_language_model_only>()},
         {{.name = "vllm_rocm_aiter", .type = T::boolean, .workload = W::infer, .frameworks = "vllm",
           .help = "vLLM on an AMD GPU: VLLM_ROCM_USE_AITER=1. AITER's fused MoE reshuffles bf16 experts into unpadded copies."},
          member<&Scenario::vllm_rocm_aiter>()},
