@@ -10,8 +10,19 @@
 namespace vramcalc::web {
 namespace {
 
-enum Flag : unsigned { kLeft = 1, kPlus = 2, kSpace = 4, kAlt = 8, kZero = 16 };
-enum class Length { none, hh, h, l, ll, j, z, t };
+enum Flag : unsigned { kLeft = 1,
+                       kPlus = 2,
+                       kSpace = 4,
+                       kAlt = 8,
+                       kZero = 16 };
+enum class Length { none,
+                    hh,
+                    h,
+                    l,
+                    ll,
+                    j,
+                    z,
+                    t };
 
 struct Spec {
     unsigned flags = 0;
@@ -63,10 +74,13 @@ void format_integer(Sink& s, Spec f, std::uint64_t v, bool negative) {
     char buf[24];
     char* const end = buf + sizeof buf;
     const char c = f.conversion;
-    const unsigned base = c == 'o' ? 8 : (c == 'x' || c == 'X') ? 16 : 10;
+    const unsigned base = c == 'o' ? 8 : (c == 'x' || c == 'X') ? 16
+                                                                : 10;
     int n = digits_of(v, base, c == 'X', end);
     const char* prefix = "";
-    if (c == 'd' || c == 'i') prefix = negative ? "-" : (f.flags & kPlus) ? "+" : (f.flags & kSpace) ? " " : "";
+    if (c == 'd' || c == 'i') prefix = negative ? "-" : (f.flags & kPlus) ? "+"
+                                                    : (f.flags & kSpace)  ? " "
+                                                                          : "";
     if (base == 16 && v && (f.flags & kAlt)) prefix = c == 'X' ? "0X" : "0x";
     int precision = f.precision;
     if (base == 8 && (f.flags & kAlt) && precision < n + 1) precision = n + 1;  // a leading 0
@@ -188,7 +202,9 @@ void put_exponent_form(Sink& s, const ExactDecimal& x, int fraction, bool alt, b
 
 void format_double(Sink& s, Spec f, double v) {
     const bool negative = std::signbit(v);
-    const char* const prefix = negative ? "-" : (f.flags & kPlus) ? "+" : (f.flags & kSpace) ? " " : "";
+    const char* const prefix = negative ? "-" : (f.flags & kPlus) ? "+"
+                                            : (f.flags & kSpace)  ? " "
+                                                                  : "";
     const int pl = static_cast<int>(std::strlen(prefix));
     const char c = f.conversion;
     const bool upper = c == 'F' || c == 'E' || c == 'G', alt = (f.flags & kAlt) != 0;
@@ -255,7 +271,8 @@ const char* read_spec(const char* p, Spec& f, std::va_list* ap) {
         f.length = p[0] == 'h' ? (twice ? Length::hh : Length::h) : (twice ? Length::ll : Length::l);
         p += twice ? 2 : 1;
     } else if (p[0] == 'j' || p[0] == 'z' || p[0] == 't') {
-        f.length = p[0] == 'j' ? Length::j : p[0] == 'z' ? Length::z : Length::t;
+        f.length = p[0] == 'j' ? Length::j : p[0] == 'z' ? Length::z
+                                                         : Length::t;
         ++p;
     }
     f.conversion = *p;
@@ -264,26 +281,40 @@ const char* read_spec(const char* p, Spec& f, std::va_list* ap) {
 
 std::int64_t signed_argument(Length length, std::va_list* ap) {
     switch (length) {
-        case Length::hh: return static_cast<signed char>(va_arg(*ap, int));
-        case Length::h: return static_cast<short>(va_arg(*ap, int));
-        case Length::l: return va_arg(*ap, long);
-        case Length::ll: return va_arg(*ap, long long);
-        case Length::j: return va_arg(*ap, std::intmax_t);
+        case Length::hh:
+            return static_cast<signed char>(va_arg(*ap, int));
+        case Length::h:
+            return static_cast<short>(va_arg(*ap, int));
+        case Length::l:
+            return va_arg(*ap, long);
+        case Length::ll:
+            return va_arg(*ap, long long);
+        case Length::j:
+            return va_arg(*ap, std::intmax_t);
         case Length::z:
-        case Length::t: return va_arg(*ap, std::ptrdiff_t);
-        default: return va_arg(*ap, int);
+        case Length::t:
+            return va_arg(*ap, std::ptrdiff_t);
+        default:
+            return va_arg(*ap, int);
     }
 }
 std::uint64_t unsigned_argument(Length length, std::va_list* ap) {
     switch (length) {
-        case Length::hh: return static_cast<unsigned char>(va_arg(*ap, unsigned));
-        case Length::h: return static_cast<unsigned short>(va_arg(*ap, unsigned));
-        case Length::l: return va_arg(*ap, unsigned long);
-        case Length::ll: return va_arg(*ap, unsigned long long);
-        case Length::j: return va_arg(*ap, std::uintmax_t);
+        case Length::hh:
+            return static_cast<unsigned char>(va_arg(*ap, unsigned));
+        case Length::h:
+            return static_cast<unsigned short>(va_arg(*ap, unsigned));
+        case Length::l:
+            return va_arg(*ap, unsigned long);
+        case Length::ll:
+            return va_arg(*ap, unsigned long long);
+        case Length::j:
+            return va_arg(*ap, std::uintmax_t);
         case Length::z:
-        case Length::t: return va_arg(*ap, std::size_t);
-        default: return va_arg(*ap, unsigned);
+        case Length::t:
+            return va_arg(*ap, std::size_t);
+        default:
+            return va_arg(*ap, unsigned);
     }
 }
 
@@ -299,10 +330,13 @@ bool convert(Sink& s, Spec f, std::va_list* ap) {
         case 'u':
         case 'o':
         case 'x':
-        case 'X': format_integer(s, f, unsigned_argument(f.length, ap), false); return true;
+        case 'X':
+            format_integer(s, f, unsigned_argument(f.length, ap), false);
+            return true;
         case 'p':
+            // As the page's libc (Emscripten 3.1.6's musl) writes it, which the wasm unit test compares: %#x, no
+            // minimum of 2 x sizeof(void*) digits (0 -> "0", 0x1234 -> "0x1234").
             f.conversion = 'x', f.flags |= kAlt;
-            if (f.precision < static_cast<int>(2 * sizeof(void*))) f.precision = 2 * sizeof(void*);
             format_integer(s, f, reinterpret_cast<std::uintptr_t>(va_arg(*ap, void*)), false);
             return true;
         case 'f':
@@ -310,7 +344,9 @@ bool convert(Sink& s, Spec f, std::va_list* ap) {
         case 'e':
         case 'E':
         case 'g':
-        case 'G': format_double(s, f, va_arg(*ap, double)); return true;
+        case 'G':
+            format_double(s, f, va_arg(*ap, double));
+            return true;
         case 'c': {
             const char ch = static_cast<char>(va_arg(*ap, int));
             open_field(s, f, "", 1);  // read_spec's caller clears '0' for c and s
@@ -328,7 +364,8 @@ bool convert(Sink& s, Spec f, std::va_list* ap) {
             close_field(s, f, static_cast<int>(n));
             return true;
         }
-        default: return false;
+        default:
+            return false;
     }
 }
 

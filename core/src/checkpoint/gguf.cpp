@@ -17,18 +17,18 @@ namespace {
 // weight_formats.cpp's block table; ids 4, 5, 31-33 and 36-38 were removed from GGUF files.
 const char* ggml_type_name_of(std::uint32_t id) {
     static const char* const names[] = {
-        "f32",     "f16",    "q4_0",    "q4_1",  nullptr, nullptr, "q5_0",   "q5_1",   "q8_0",   "q8_1",
-        "q2_k",    "q3_k",   "q4_k",    "q5_k",  "q6_k",  "q8_k",  "iq2_xxs", "iq2_xs", "iq3_xxs", "iq1_s",
-        "iq4_nl",  "iq3_s",  "iq2_s",   "iq4_xs", "i8",   "i16",   "i32",    "i64",    "f64",    "iq1_m",
-        "bf16",    nullptr,  nullptr,   nullptr, "tq1_0", "tq2_0", nullptr,  nullptr,  nullptr,  "mxfp4"};
+        "f32", "f16", "q4_0", "q4_1", nullptr, nullptr, "q5_0", "q5_1", "q8_0", "q8_1",
+        "q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "q8_k", "iq2_xxs", "iq2_xs", "iq3_xxs", "iq1_s",
+        "iq4_nl", "iq3_s", "iq2_s", "iq4_xs", "i8", "i16", "i32", "i64", "f64", "iq1_m",
+        "bf16", nullptr, nullptr, nullptr, "tq1_0", "tq2_0", nullptr, nullptr, nullptr, "mxfp4"};
     return id < std::size(names) ? names[id] : nullptr;
 }
 
-constexpr std::uint64_t kMaxString = 1 << 24;     // a key, value or tensor name longer than 16 MiB is not a header
+constexpr std::uint64_t kMaxString = 1 << 24;  // a key, value or tensor name longer than 16 MiB is not a header
 constexpr std::uint64_t kMaxTensors = 1 << 22;
-constexpr std::uint32_t kMaxDims = 4;             // GGML_MAX_DIMS
-constexpr std::uint64_t kMaxElements = std::uint64_t{1} << 50;  // per tensor: 10^15 weights is no checkpoint
-constexpr std::size_t kMaxHeader = std::size_t{1} << 28;  // 256 MiB: a longer "header" is a corrupt count
+constexpr std::uint32_t kMaxDims = 4;                               // GGML_MAX_DIMS
+constexpr std::uint64_t kMaxGgufElements = std::uint64_t{1} << 50;  // per tensor: 10^15 weights is no checkpoint
+constexpr std::size_t kMaxGgufHeader = std::size_t{1} << 28;        // 256 MiB: a longer "header" is a corrupt count
 
 // A cursor over the bytes read so far; `short_` records that the header runs past them.
 struct Cursor {
@@ -137,9 +137,9 @@ Parsed parse(std::string_view bytes) {
         bool absurd = false;
         for (std::uint32_t d = 0; d < dims; ++d) {
             const std::uint64_t n = c.u(8);
-            absurd = absurd || n > kMaxElements;
+            absurd = absurd || n > kMaxGgufElements;
             elements *= static_cast<double>(n);
-            t.shape.push_back(static_cast<std::int64_t>(std::min(n, kMaxElements)));
+            t.shape.push_back(static_cast<std::int64_t>(std::min(n, kMaxGgufElements)));
         }
         const std::uint32_t id = static_cast<std::uint32_t>(c.u(4));
         c.u(8);  // data offset
@@ -150,7 +150,7 @@ Parsed parse(std::string_view bytes) {
             p.error = "tensor " + t.name + " has ggml type id " + std::to_string(id) + ", unknown to this reader (ggml.h ids 0-39)";
             return p;
         }
-        if (absurd || elements > static_cast<double>(kMaxElements)) {
+        if (absurd || elements > static_cast<double>(kMaxGgufElements)) {
             p.error = "tensor " + t.name + " claims more than 2^50 elements: not a real checkpoint's header";
             return p;
         }
@@ -178,7 +178,7 @@ bool is_gguf_magic(std::string_view b) { return b.size() >= 4 && b.substr(0, 4) 
 
 std::int64_t gguf_header_bytes_needed(std::string_view prefix) {
     const Parsed p = parse(prefix);
-    if (p.short_) return prefix.size() >= kMaxHeader ? 0 : static_cast<std::int64_t>(std::max<std::size_t>(64 * 1024, 2 * prefix.size()));
+    if (p.short_) return prefix.size() >= kMaxGgufHeader ? 0 : static_cast<std::int64_t>(std::max<std::size_t>(64 * 1024, 2 * prefix.size()));
     return static_cast<std::int64_t>(prefix.size());
 }
 

@@ -17,7 +17,8 @@ namespace {
 
 // One weight as vLLM holds it on a tensor-parallel rank: a fused linear (qkv_proj, gate_up_proj: the shards
 // are the checkpoint's separate tensors) or a FusedMoE weight (w13 [E, 2I, H], w2 [E, H, I]).
-enum class Kind { linear, moe };
+enum class Kind { linear,
+                  moe };
 struct Weight {
     Kind kind = Kind::linear;
     std::vector<double> shards;  // output rows of each checkpoint tensor fused into this one
@@ -80,13 +81,24 @@ LayerPlan plan_layers(const Scenario& s, double tp) {
                 Slots& sl = list == &p.dense ? dense_slots : moe_slots;
                 const double per = std::max(1.0, std::round(static_cast<double>(g.count) / L));
                 for (int i = 0; i < static_cast<int>(per); ++i) switch (g.role) {
-                        case Role::q: case Role::qkv: add_shard(*list, sl.qkv, Kind::linear, col_rows, cols, 1, elem); break;
-                        case Role::k: case Role::v:
+                        case Role::q:
+                        case Role::qkv:
+                            add_shard(*list, sl.qkv, Kind::linear, col_rows, cols, 1, elem);
+                            break;
+                        case Role::k:
+                        case Role::v:
                             add_shard(*list, sl.qkv, Kind::linear, std::max(col_rows, static_cast<double>(m.head_dim)), cols, 1, elem);
                             break;
-                        case Role::q_a: case Role::kv_a: add_shard(*list, sl.qkv_a, Kind::linear, rows, cols, 1, elem); break;
-                        case Role::o: list->push_back(Weight{Kind::linear, {rows}, row_cols, 1, elem}); break;
-                        default: list->push_back(Weight{Kind::linear, {col_rows}, cols, 1, elem}); break;  // q_b, kv_b
+                        case Role::q_a:
+                        case Role::kv_a:
+                            add_shard(*list, sl.qkv_a, Kind::linear, rows, cols, 1, elem);
+                            break;
+                        case Role::o:
+                            list->push_back(Weight{Kind::linear, {rows}, row_cols, 1, elem});
+                            break;
+                        default:
+                            list->push_back(Weight{Kind::linear, {col_rows}, cols, 1, elem});
+                            break;  // q_b, kv_b
                     }
             }
             continue;
@@ -97,7 +109,8 @@ LayerPlan plan_layers(const Scenario& s, double tp) {
         const bool shared = !routed && moe_layers > 0 && m.moe.shared_intermediate > 0 &&
                             (g.role == Role::down ? g.cols : g.rows) == m.moe.shared_intermediate &&
                             static_cast<double>(g.count) == moe_layers;
-        auto& list = routed ? fused_moe : shared ? p.moe : p.dense;
+        auto& list = routed ? fused_moe : shared ? p.moe
+                                                 : p.dense;
         Slots& sl = routed || shared ? moe_slots : dense_slots;
         const double experts = routed ? std::max(1.0, std::round(static_cast<double>(g.count) / std::max(1.0, moe_layers))) : 1.0;
         const Kind kind = routed ? Kind::moe : Kind::linear;
@@ -116,11 +129,11 @@ LayerPlan plan_layers(const Scenario& s, double tp) {
 //  - fp8 per-tensor (requantize_with_max_scale): each shard dequantised to fp16 (two temporaries) and
 //    requantised; per-tensor and block linears (fp8_utils.py _maybe_pad_fp8_weight, VLLM_ROCM_FP8_PADDING=1)
 //    are padded as above when K is a multiple of 512. Per-channel linears and fp8 experts are not padded.
-struct Replay {
+struct LoadReplay {
     CachingAllocator a;
     bool fnuz = false, aiter = false;
     WeightLayout layout = WeightLayout::dense;  // the weights' format, by its row of the format table
-    double moe_padding = 0, fp8_padding = 0;  // bytes the padded copies add (requested, not the allocator's blocks)
+    double moe_padding = 0, fp8_padding = 0;    // bytes the padded copies add (requested, not the allocator's blocks)
 
     void temporary(double bytes) { a.free(a.malloc(request(bytes))); }
     CachingAllocator::Handle pad(CachingAllocator::Handle old, const Weight& w) {
@@ -199,7 +212,7 @@ RocmLoading replay(const Scenario& s) {
     // Dense layers first (DeepSeek's first_k_dense_replace); Llama-4 interleaves them, which changes only the
     // order of the same frees.
     auto layer = [&](i64 i) -> const std::vector<Weight>& { return i < Lp - moe_layers ? plan.dense : plan.moe; };
-    Replay replay;
+    LoadReplay replay;
     replay.fnuz = s.gpu.arch == "cdna3";  // gfx942 (MI300X, MI325X): current_platform.is_fp8_fnuz()
     replay.aiter = s.vllm_rocm_aiter;
     if (const WeightFormat* f = find_weight_format(s.weights)) replay.layout = f->layout;

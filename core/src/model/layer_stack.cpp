@@ -18,9 +18,9 @@ namespace vramcalc {
 namespace detail {
 namespace {
 
-constexpr std::size_t kMaxErrors = 20;  // the first problems are the useful ones
+constexpr std::size_t kMaxStackErrors = 20;  // the first problems are the useful ones
 
-struct Value {      // a tensor as the walker sees it: its storage and its shape
+struct Value {  // a tensor as the walker sees it: its storage and its shape
     int tensor = 0;
     Shape shape;
 };
@@ -28,7 +28,7 @@ struct Value {      // a tensor as the walker sees it: its storage and its shape
 struct Storage {
     double elements = 0;
     bool saved = false;
-    bool index = false;  // int64 token ids (embedding input): its bytes are counted by the embedding
+    bool index = false;          // int64 token ids (embedding input): its bytes are counted by the embedding
     bool requires_grad = false;  // produced by a layer that trains or from a tensor that requires grad
     i64 first = 0, last = 0;     // the layer that makes it and the last layer that reads it (forward liveness)
 };
@@ -41,7 +41,7 @@ struct Walker {
     std::map<std::string, std::string> types_by_name{};  // qualified name -> layer type, for a name used twice
     i64 expanded = 0;
 
-    bool stop() const { return errors.size() >= kMaxErrors; }
+    bool stop() const { return errors.size() >= kMaxStackErrors; }
 
     const Value* lookup(const std::string& name) const {
         for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
@@ -88,7 +88,7 @@ struct Walker {
                                          type + " too; give this layer its own name"});
         else if (has_params)
             errors.push_back({where, "the " + type + " \"" + qualified + "\" appears twice and has weights, which would be counted twice; "
-                                     "give the second its own name"});
+                                                                         "give the second its own name"});
         else return true;
         return false;
     }

@@ -1,11 +1,11 @@
 #include "vramcalc/planner.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <utility>
 
 #include <nlohmann/json.hpp>
 
+#include "common/format.hpp"
 #include "vramcalc/estimate.hpp"
 
 namespace vramcalc {
@@ -14,9 +14,12 @@ namespace {
 
 std::vector<Sharding> shardings_for(Framework f) {
     switch (f) {
-        case Framework::deepspeed: return {Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3};
-        case Framework::megatron: return {Sharding::none, Sharding::zero1};  // zero1 = distributed optimizer
-        default: return {Sharding::none, Sharding::fsdp_grad_op, Sharding::fsdp_full};
+        case Framework::deepspeed:
+            return {Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3};
+        case Framework::megatron:
+            return {Sharding::none, Sharding::zero1};  // zero1 = distributed optimizer
+        default:
+            return {Sharding::none, Sharding::fsdp_grad_op, Sharding::fsdp_full};
     }
 }
 
@@ -36,18 +39,16 @@ std::vector<std::pair<std::int64_t, std::int64_t>> model_parallel_for(const Scen
     return mp;
 }
 
-std::string gib(std::int64_t bytes) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / 1073741824.0);
-    return buf;
-}
+// Whole bytes in the one formatter's GiB (a name of its own: in a unity batch an int64 overload named gib would
+// take other files' calls).
+std::string bytes_gib(std::int64_t bytes) { return detail::gib(static_cast<double>(bytes)); }
 
 struct Search {
     bool found = false;
     PlanCandidate best;
     std::vector<PlanCandidate> tried;
-    PlanCandidate least;      // the least loaded layout tried (nothing fits: what blocks)
-    std::string least_line;   // its largest bill line
+    PlanCandidate least;     // the least loaded layout tried (nothing fits: what blocks)
+    std::string least_line;  // its largest bill line
     std::int64_t least_line_bytes = 0;
 };
 
@@ -126,25 +127,21 @@ Plan plan_gpus(const Scenario& base, std::int64_t max_gpus) {
         plan.found = true;
         plan.best = full.best;
         plan.blocker = std::string("with checkpointing ") + own_ck + " " + needs(own, max_gpus) +
-                       " (largest line: " + own.least_line + ", " + gib(own.least_line_bytes) + " per GPU on " +
+                       " (largest line: " + own.least_line + ", " + bytes_gib(own.least_line_bytes) + " per GPU on " +
                        std::to_string(own.least.num_gpus) + "); full checkpointing fits on " +
                        std::to_string(full.best.num_gpus);
     } else {
-        plan.blocker = own.least_line + " (" + gib(own.least_line_bytes) + " of " + gib(own.least.device_bytes) +
+        plan.blocker = own.least_line + " (" + bytes_gib(own.least_line_bytes) + " of " + bytes_gib(own.least.device_bytes) +
                        " per GPU on " + std::to_string(own.least.num_gpus) + " GPUs, the least loaded layout tried) with checkpointing " +
                        own_ck + (try_full ? "; with full checkpointing " + needs(full, max_gpus) : std::string()) +
-                       "; the target is " + gib(static_cast<std::int64_t>(static_cast<double>(base.gpu.memory_bytes) *
-                                                                          base.target_utilization)) + " per GPU";
+                       "; the target is " + bytes_gib(static_cast<std::int64_t>(static_cast<double>(base.gpu.memory_bytes) * base.target_utilization)) + " per GPU";
     }
     return plan;
 }
 
 nlohmann::json plan_to_json(const Plan& p, const Scenario& s) {
     auto one = [](const PlanCandidate& c) {
-        return nlohmann::json{{"num_gpus", c.num_gpus}, {"sharding", to_string(c.sharding)}, {"offload", to_string(c.offload)},
-                              {"tp", c.tp},          {"pp", c.pp},                       {"cp", c.cp},
-                              {"checkpointing", to_string(c.checkpointing)},               {"fits", c.fits},
-                              {"device_bytes", c.device_bytes}, {"cpu_bytes", c.cpu_bytes}};
+        return nlohmann::json{{"num_gpus", c.num_gpus}, {"sharding", to_string(c.sharding)}, {"offload", to_string(c.offload)}, {"tp", c.tp}, {"pp", c.pp}, {"cp", c.cp}, {"checkpointing", to_string(c.checkpointing)}, {"fits", c.fits}, {"device_bytes", c.device_bytes}, {"cpu_bytes", c.cpu_bytes}};
     };
     nlohmann::json cands = nlohmann::json::array();
     for (const auto& c : p.candidates) cands.push_back(one(c));

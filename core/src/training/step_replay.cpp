@@ -78,10 +78,14 @@ std::vector<double> logits_pieces(double total, double unit) {
 // What one trained layer keeps from its forward to its backward, by checkpointing mode (training_step.cpp).
 std::vector<double> kept_tensors(const StepInputs& in, const std::vector<double>& saved) {
     switch (in.checkpointing) {
-        case Checkpointing::full: return {in.layer_input};
-        case Checkpointing::selective_op: return {in.layer_op_kept};
-        case Checkpointing::offload: return {};
-        default: return saved;
+        case Checkpointing::full:
+            return {in.layer_input};
+        case Checkpointing::selective_op:
+            return {in.layer_op_kept};
+        case Checkpointing::offload:
+            return {};
+        default:
+            return saved;
     }
 }
 
@@ -137,13 +141,15 @@ ReplayPeak replay_step(const StepInputs& in, const StepTensors& t, int steps) {
         r.free_all(loss_temp);
         std::vector<Handle> loss_back = r.malloc_all(logits_pieces(in.logits_backward_peak, t.logits_tensor));
         const bool new_grads = !in.grads_persist || step == 0;
-        if (new_grads) for (const Handle h : r.malloc_all(head_grads)) grads.push_back(h);
+        if (new_grads)
+            for (const Handle h : r.malloc_all(head_grads)) grads.push_back(h);
         r.free_all(loss_back);
         r.free_all(loss_saved);
         for (std::int64_t i = in.layers - 1; i >= first; --i) {
             std::vector<Handle> tmp = recompute ? r.malloc_all(saved) : std::vector<Handle>{};
             const Handle transient = r.malloc(in.layer_transient);
-            if (new_grads) for (const Handle h : r.malloc_all(layer_grads)) grads.push_back(h);
+            if (new_grads)
+                for (const Handle h : r.malloc_all(layer_grads)) grads.push_back(h);
             r.free(transient);
             r.free_all(tmp);
             r.free_all(layer_kept[static_cast<std::size_t>(i)]);
@@ -175,7 +181,7 @@ ReplayPeak replay_step(const StepInputs& in, const StepTensors& t, int steps) {
 namespace vramcalc::detail {
 namespace {
 
-double elements(const std::vector<i64>& shape) {
+double shape_elements(const std::vector<i64>& shape) {
     double n = 1;
     for (const i64 d : shape) n *= static_cast<double>(d);
     return n;
@@ -190,7 +196,7 @@ StepTensors stack_step_tensors(const Scenario& s, const ModelSpec& m, const Acti
     StepTensors t;
     for (const StackLayer& l : st.layers) {
         t.stack_saved.push_back(l.saved_bytes(a.compute) * b + l.saved_per_batch_bytes);
-        t.stack_grads.push_back(elements(l.out_shape) * b * a.compute);
+        t.stack_grads.push_back(shape_elements(l.out_shape) * b * a.compute);
     }
     for (const ParamGroup& g : m.params)
         for (i64 k = 0; k < g.count; ++k) {
@@ -198,7 +204,7 @@ StepTensors stack_step_tensors(const Scenario& s, const ModelSpec& m, const Acti
             if (g.bias) t.head_params.push_back(static_cast<double>(g.rows));
         }
     t.optimizer_states = optimizer_states;
-    t.logits_tensor = elements(st.output_shape()) * b * 4.0;
+    t.logits_tensor = shape_elements(st.output_shape()) * b * 4.0;
     t.states_per_param = s.optimizer == Optimizer::adamw || s.optimizer == Optimizer::adamw_8bit ? 2 : 1;
     return t;
 }
