@@ -28,12 +28,12 @@ struct BadInput : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-std::string read_file(const std::string& path);        // a file or "-" (stdin), at most kMaxInputBytes
+std::string read_file(const std::string& path);  // a file or "-" (stdin), at most kMaxInputBytes
 bool file_exists(const std::string& path);
-json parse_json_file(const std::string& path);          // through parse_json_text: says what is wrong
-std::string dump(const json& j, int indent = 2);        // JSON out, user strings even when not UTF-8
+json parse_json_file(const std::string& path);    // through parse_json_text: says what is wrong
+std::string dump(const json& j, int indent = 2);  // JSON out, user strings even when not UTF-8
 const Catalog& catalog();
-json resolve_model_arg(const json& model);              // a preset id stays; a path becomes its config
+json resolve_model_arg(const json& model);  // a preset id stays; a path becomes its config
 
 // At most this many warnings and errors are printed, then "and K more" (1 M unknown keys printed 48 MB).
 constexpr std::size_t kMaxPrinted = 20;

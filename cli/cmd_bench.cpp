@@ -51,8 +51,7 @@ int cmd_bench(const std::vector<std::string>& args, const Options& o) {
     const double once_us = time_us([&] { sink = sink + vc::solve_max_batch(plain, 1); }, 20000);
     const double catalog_us = time_us([&] { sink = sink + static_cast<std::int64_t>(vc::solve_catalog(*sc, catalog().gpus()).size()); }, 50);
     if (as_json) {
-        std::cout << json{{"estimate_us", once_us}, {"bill_with_solvers_us", bill_us}, {"catalog_solve_ms", catalog_us / 1000},
-                          {"catalog_gpus", catalog().gpus().size()}, {"input_bytes", text.size()}, {"read_and_estimate_ms", read_ms}}.dump(2)
+        std::cout << json{{"estimate_us", once_us}, {"bill_with_solvers_us", bill_us}, {"catalog_solve_ms", catalog_us / 1000}, {"catalog_gpus", catalog().gpus().size()}, {"input_bytes", text.size()}, {"read_and_estimate_ms", read_ms}}.dump(2)
                   << "\n";
     } else {
         std::printf("one estimate:                 %8.2f us\n", once_us);

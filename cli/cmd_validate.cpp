@@ -172,12 +172,11 @@ int cmd_validate(const std::vector<std::string>& args, const Options& o) {
         if (as_json) {
             json out = json::array();
             for (const auto& r : *rows.value)
-                out.push_back({{"id", r.id}, {"vendor", r.vendor}, {"vllm", r.vllm_version},
-                               {"weights", vc::report_to_json(vc::summarize({r.weights}))["entries"][0]},
-                               {"kv_pool", vc::report_to_json(vc::summarize({r.kv_pool}))["entries"][0]}});
+                out.push_back({{"id", r.id}, {"vendor", r.vendor}, {"vllm", r.vllm_version}, {"weights", vc::report_to_json(vc::summarize({r.weights}))["entries"][0]}, {"kv_pool", vc::report_to_json(vc::summarize({r.kv_pool}))["entries"][0]}});
             std::cout << dump(out) << "\n";
         } else {
-            std::cout << vc::cli::startup_logs_summary(*rows.value) << "\n\n" << vc::cli::render_startup_logs_markdown(*rows.value);
+            std::cout << vc::cli::startup_logs_summary(*rows.value) << "\n\n"
+                      << vc::cli::render_startup_logs_markdown(*rows.value);
         }
         return kOk;
     }

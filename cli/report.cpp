@@ -64,7 +64,8 @@ std::string render_bill(const Bill& b) {
         o += line("needed         (allocated + reserve it cannot free + context): %s  (%s)\n", format_gib(b.needed_bytes).c_str(),
                   format_gb(b.needed_bytes).c_str());
     if (b.cpu_bytes > 0) o += line("host memory (offload):                       %s\n", format_gib(b.cpu_bytes).c_str());
-    const char* state = verdict_of(b) == Verdict::fits ? "FITS" : verdict_of(b) == Verdict::fits_above_target ? "FITS (above target)" : "DOES NOT FIT";
+    const char* state = verdict_of(b) == Verdict::fits ? "FITS" : verdict_of(b) == Verdict::fits_above_target ? "FITS (above target)"
+                                                                                                              : "DOES NOT FIT";
     o += line("\n%s on %s: %s.\n", state, b.gpu.name.c_str(), verdict_sentence(b).c_str());
     if (b.max_micro_batch) o += "Largest micro-batch within the target utilisation: " + max_micro_batch_text(b) + "\n";
     if (b.max_micro_batch_runs && b.max_micro_batch && *b.max_micro_batch_runs != *b.max_micro_batch)
@@ -111,14 +112,17 @@ std::string render_advice(const AdvicePlan& plan, const Bill& before) {
     for (const auto& a : plan.ranked) {
         if (++shown > 5) break;
         // vLLM fills its budget: "above target" there means its pool holds fewer sequences than the batch.
-        const char* mark = a.within_target ? "fits" : !a.fits ? "no" : before.serving_budget ? "runs, queues" : "fits above target";
+        const char* mark = a.within_target ? "fits" : !a.fits             ? "no"
+                                                  : before.serving_budget ? "runs, queues"
+                                                                          : "fits above target";
         std::string batch = before.max_batch || before.max_concurrent_sequences ? "batch" : "micro-batch";
         std::string price;
         if (a.speed_ratio > 0 && std::fabs(a.speed_ratio - 1) < 0.005) price = ", same speed";
         else if (a.speed_ratio > 0)
             price = a.speed_ratio >= 1 ? line(", %.0f %% faster", (a.speed_ratio - 1) * 100) : line(", %.0f %% slower", (1 - a.speed_ratio) * 100);
         const std::string most = a.max_batch > 0 ? "largest " + batch + " " + std::to_string(a.max_batch)
-                                 : a.fits ? "above the target even at " + batch + " 1" : "does not fit at " + batch + " 1";
+                                 : a.fits        ? "above the target even at " + batch + " 1"
+                                                 : "does not fit at " + batch + " 1";
         o += line("  %-18s %s -> %s, %s%s\n", mark, a.title.c_str(), format_gib(a.device_bytes).c_str(), most.c_str(), price.c_str());
     }
     if (!plan.note.empty()) o += "  " + plan.note + "\n";
@@ -253,7 +257,7 @@ std::string render_validation_markdown(const std::vector<ValidationFile>& files)
             const auto& e = r.entries[i];
             const bool has_src = i < f.entry_source.size() && f.entry_source[i] >= 0 &&
                                  static_cast<std::size_t>(f.entry_source[i]) < f.sources.size();
-            const std::string src = !has_src ? ""
+            const std::string src = !has_src   ? ""
                                     : measured ? line("S%d", f.entry_source[i] + 1)
                                                : markdown_cell(f.sources[static_cast<std::size_t>(f.entry_source[i])].source);
             const std::string scen = i < f.entry_scenario.size() ? f.entry_scenario[i] : "";

@@ -42,8 +42,8 @@ struct ValidationFile {
     ValidationReport report;
     std::vector<ValidationSourceGroup> sources;
     std::vector<ValidationSourceGroup> workloads;  // the same entries grouped by workload, GPU count, confidence
-    std::vector<int> entry_source;             // index into sources, parallel to report.entries
-    std::vector<std::string> entry_scenario;   // "llama-3.1-8b lora, rtx-4090, mb 2 x 2048", parallel too
+    std::vector<int> entry_source;                 // index into sources, parallel to report.entries
+    std::vector<std::string> entry_scenario;       // "llama-3.1-8b lora, rtx-4090, mb 2 x 2048", parallel too
     // A vLLM startup-log file ({"source", "records"}) instead of reference entries: its rows.
     std::optional<std::vector<StartupLogRow>> startup;
 };

@@ -42,7 +42,8 @@ const char* kMedianHead =
     " | records | compared | weights median \\|error\\| | weights p90 | KV pool median \\|error\\| | KV pool p90 |\n"
     "|---|---|---|---|---|---|---|\n";
 
-std::string vendor_name(const std::string& v) { return v == "amd" ? "AMD" : v == "nvidia" ? "NVIDIA" : "(unknown)"; }
+std::string vendor_name(const std::string& v) { return v == "amd" ? "AMD" : v == "nvidia" ? "NVIDIA"
+                                                                                          : "(unknown)"; }
 
 std::string table_by(const std::vector<StartupLogRow>& rows, const char* head, auto&& key) {
     std::map<std::string, bool> keys;
@@ -81,16 +82,15 @@ std::string render_startup_logs_markdown(const std::vector<StartupLogRow>& rows)
     std::string runs, skipped;
     for (const auto& r : rows) {
         if (r.weights.status == "ok") {
-            runs += "| " + markdown_cell(r.id) + " | " + markdown_cell(r.vllm_version) + line(" | %.2f | %.2f | %.1f %% | %.2f | %.2f | %.1f %% |\n",
-                    r.weights.expected / kGiB, r.weights.estimated / kGiB, *r.weights.abs_pct_error, r.kv_pool.expected / kGiB,
-                    r.kv_pool.estimated / kGiB, *r.kv_pool.abs_pct_error);
+            runs += "| " + markdown_cell(r.id) + " | " + markdown_cell(r.vllm_version) + line(" | %.2f | %.2f | %.1f %% | %.2f | %.2f | %.1f %% |\n", r.weights.expected / kGiB, r.weights.estimated / kGiB, *r.weights.abs_pct_error, r.kv_pool.expected / kGiB, r.kv_pool.estimated / kGiB, *r.kv_pool.abs_pct_error);
         } else {
             skipped += "| " + markdown_cell(r.id) + " | " + markdown_cell(r.model_hub_id) + " | " + r.weights.status + " | " + markdown_cell(r.weights.message) + " |\n";
         }
     }
     if (!runs.empty())
         o += "\n### Records\n\n| id | vLLM | weights logged GiB | estimated | \\|error\\| | KV pool logged GiB | estimated | \\|error\\| |\n"
-             "|---|---|---|---|---|---|---|---|\n" + runs;
+             "|---|---|---|---|---|---|---|---|\n" +
+             runs;
     if (!skipped.empty()) o += "\n### Not compared\n\n| id | model | status | why |\n|---|---|---|---|\n" + skipped;
     return o;
 }

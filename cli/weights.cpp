@@ -74,9 +74,7 @@ int cmd_weights(const std::vector<std::string>& paths, const Options& o) {
         if (as_json) {
             nlohmann::json by = nlohmann::json::object();
             for (const auto& [d, b] : all.bytes_by_dtype) by[d] = {{"bytes", b}, {"elements", all.elements_by_dtype.at(d)}};
-            std::cout << nlohmann::json{{"format", all.format}, {"files", all.files}, {"tensors", all.tensors.size()},
-                                        {"architecture", all.architecture}, {"header_bytes", all.header_bytes},
-                                        {"by_dtype", by}, {"checkpoint_bytes", all.total_bytes}}.dump(2) << "\n";
+            std::cout << nlohmann::json{{"format", all.format}, {"files", all.files}, {"tensors", all.tensors.size()}, {"architecture", all.architecture}, {"header_bytes", all.header_bytes}, {"by_dtype", by}, {"checkpoint_bytes", all.total_bytes}}.dump(2) << "\n";
             return 0;
         }
         std::printf("%s: %d file(s), %zu tensors, headers %lld B%s%s\n", all.format.c_str(), all.files, all.tensors.size(),

@@ -48,14 +48,14 @@ TEST_CASE("activations: one Llama-3.1-8B block, bf16, SDPA, full fine-tuning") {
     const ModelSpec m = preset("llama-3.1-8b");
     const auto t = layer_saved_tensors(m, bf16_full(Attention::sdpa));
     const double h = 4096, H = 32, I = 14336, q = 4096, kv = 4096;  // K and V expanded to 32 heads (repeat_kv)
-    const double per_token = (4 * h + 2 * h)            // input_layernorm: fp32 input copy + normalised (weight grad)
-                             + 2 * h                    // q/k/v_proj share their bf16 input
-                             + 2 * (q + kv + kv) + 2 * q + 4 * H  // SDPA: q, k, v, output, fp32 log-sum-exp
-                             + 2 * q                    // o_proj input
-                             + (4 * h + 2 * h)          // post_attention_layernorm
-                             + 2 * h                    // gate/up_proj input
-                             + 2 * I + 2 * 2 * I        // SiLU input; SiLU output and up for the product
-                             + 2 * I;                   // down_proj input
+    const double per_token = (4 * h + 2 * h)                        // input_layernorm: fp32 input copy + normalised (weight grad)
+                             + 2 * h                                // q/k/v_proj share their bf16 input
+                             + 2 * (q + kv + kv) + 2 * q + 4 * H    // SDPA: q, k, v, output, fp32 log-sum-exp
+                             + 2 * q                                // o_proj input
+                             + (4 * h + 2 * h)                      // post_attention_layernorm
+                             + 2 * h                                // gate/up_proj input
+                             + 2 * I + 2 * 2 * I                    // SiLU input; SiLU output and up for the product
+                             + 2 * I;                               // down_proj input
     CHECK(per_token == 221312);
     CHECK(layer_bytes(t, 1, 1, false) == per_token);
     CHECK(layer_bytes(t, 2, 1024, false) == per_token * 2048);
@@ -72,11 +72,11 @@ TEST_CASE("activations: one LoRA layer (q_proj, v_proj, rank 8, dropout 0.05) on
     a.adapter_bytes = 4;  // PEFT adapters in fp32
     const double h = 4096, H = 32, I = 14336;
     const double lora_one = h /*dropout mask*/ + 4 * h /*fp32 A input*/ + 4 * 8 /*B input*/;
-    const double per_token = 4 * h                       // input_layernorm fp32 input
-                             + 2 * lora_one               // q_proj and v_proj adapters
+    const double per_token = 4 * h                                // input_layernorm fp32 input
+                             + 2 * lora_one                       // q_proj and v_proj adapters
                              + 2 * (3 * 4096) + 2 * 4096 + 4 * H  // SDPA
-                             + 4 * h                      // post_attention_layernorm
-                             + 2 * I + 2 * 2 * I;         // SiLU input, SiLU output and up
+                             + 4 * h                              // post_attention_layernorm
+                             + 2 * I + 2 * 2 * I;                 // SiLU input, SiLU output and up
     CHECK(layer_bytes(layer_saved_tensors(m, a), 1, 1, false) == per_token);
 }
 
@@ -85,12 +85,12 @@ TEST_CASE("activations: one Mixtral-8x7B MoE block, bf16, SDPA, full fine-tuning
     const auto t = layer_saved_tensors(m, bf16_full(Attention::sdpa));
     const double h = 4096, H = 32, I = 14336, E = 8, K = 2;
     const double attention = 6 * h + 2 * h + 2 * (3 * 4096) + 2 * 4096 + 4 * H + 2 * 4096;
-    const double moe = 6 * h                 // post_attention_layernorm
-                       + 2 * h               // router input
-                       + 4 * E               // fp32 router softmax
-                       + K * 2 * h           // each token copied to its top-2 experts
+    const double moe = 6 * h                  // post_attention_layernorm
+                       + 2 * h                // router input
+                       + 4 * E                // fp32 router softmax
+                       + K * 2 * h            // each token copied to its top-2 experts
                        + K * (2 * h + 8 * I)  // expert MLPs on the routed copies
-                       + K * 2 * h;          // expert outputs scaled by routing weights
+                       + K * 2 * h;           // expert outputs scaled by routing weights
     CHECK(layer_bytes(t, 1, 1, false) == attention + moe);
 }
 
@@ -98,17 +98,17 @@ TEST_CASE("activations: one GPT-2 (124M) block, bf16, SDPA, dropout 0.1, full fi
     const ModelSpec m = preset("gpt2");
     const auto t = layer_saved_tensors(m, bf16_full(Attention::sdpa));
     const double h = 768, H = 12, I = 3072;
-    const double per_token = (2 * h + 8)                // ln_1: bf16 input + per-row mean and rstd
-                             + 2 * h                    // c_attn input (ln_1 output)
+    const double per_token = (2 * h + 8)                    // ln_1: bf16 input + per-row mean and rstd
+                             + 2 * h                        // c_attn input (ln_1 output)
                              + 2 * (3 * h) + 2 * h + 4 * H  // SDPA: q, k, v (views of c_attn's output), output, lse
-                             + 2 * h                    // attn c_proj input
-                             + h                        // resid dropout mask
-                             + (2 * h + 8)              // ln_2
-                             + 2 * h                    // c_fc input
-                             + 2 * I                    // GeLU input
-                             + 3 * 2 * I                // gelu_new as eager ops: tanh output, 1 + tanh, 0.5 x
-                             + 2 * I                    // mlp c_proj input (GeLU output)
-                             + h;                       // resid dropout mask
+                             + 2 * h                        // attn c_proj input
+                             + h                            // resid dropout mask
+                             + (2 * h + 8)                  // ln_2
+                             + 2 * h                        // c_fc input
+                             + 2 * I                        // GeLU input
+                             + 3 * 2 * I                    // gelu_new as eager ops: tanh output, 1 + tanh, 0.5 x
+                             + 2 * I                        // mlp c_proj input (GeLU output)
+                             + h;                           // resid dropout mask
     CHECK(per_token == 46144);
     CHECK(layer_bytes(t, 1, 1, false) == per_token);
     CHECK(layer_bytes(t, 8, 1024, false) == per_token * 8192);
@@ -192,8 +192,7 @@ TEST_CASE("activations: torchtitan's per-op checkpointing keeps every other matm
     const double k = 4096.0 * 1024, o = 4096.0 * 4096, up = 4096.0 * 14336;
     CHECK(op_checkpoint_recompute_share(m) == Approx((k + o + up) / (o + 2 * k + o + 3 * up)));
     // A whole step keeps that per layer instead of the layer's activations, and recomputes the layer.
-    Scenario s = test::scenario({{"model", "llama-3.1-8b"}, {"framework", "torchtune"}, {"method", "full"}, {"micro_batch", 2},
-                                 {"seq_len", 8192}, {"checkpointing", "selective-op"}, {"num_gpus", 8}, {"sharding", "fsdp-full"}});
+    Scenario s = test::scenario({{"model", "llama-3.1-8b"}, {"framework", "torchtune"}, {"method", "full"}, {"micro_batch", 2}, {"seq_len", 8192}, {"checkpointing", "selective-op"}, {"num_gpus", 8}, {"sharding", "fsdp-full"}});
     const Bill b = estimate(s);
     const double per_layer = (2 * (4096.0 + 4096 + 1024 + 14336 + 4096 + 4096) + 4 * 32.0) * 2 * 8192;
     CHECK(static_cast<double>(b.component("activations")) >= 32 * per_layer);
@@ -204,9 +203,7 @@ TEST_CASE("activations: torchao float8 adds its casts as transients and halves F
     // linear (gate/up_proj, 14336 x 4096) holds grad_output in float8 twice, the input and the weight once.
     // torchao's own table of torchtitan runs (8 x H100, Llama 3 8B, batch 1 x 8192, FSDP, compile, per-op SAC):
     // 47.65 GiB bf16, 47.77 tensorwise with float8 all-gather, 47.79 rowwise: under 1 % apart.
-    nlohmann::json j = {{"model", "llama-3.1-8b"}, {"framework", "torchtune"}, {"method", "full"}, {"precision", "bf16-mixed"},
-                        {"micro_batch", 1}, {"seq_len", 8192}, {"checkpointing", "selective-op"}, {"num_gpus", 8},
-                        {"sharding", "fsdp-full"}, {"gpu", "h100-80gb"}};
+    nlohmann::json j = {{"model", "llama-3.1-8b"}, {"framework", "torchtune"}, {"method", "full"}, {"precision", "bf16-mixed"}, {"micro_batch", 1}, {"seq_len", 8192}, {"checkpointing", "selective-op"}, {"num_gpus", 8}, {"sharding", "fsdp-full"}, {"gpu", "h100-80gb"}};
     const Bill bf16 = estimate(test::scenario(j));
     j["float8"] = "tensorwise";
     const Bill tensorwise = estimate(test::scenario(j));
@@ -236,9 +233,7 @@ TEST_CASE("activations: torchao mxfp8 casts carry one e8m0 scale byte per 32 ele
     // mx_mm saves the 16-bit input and weight and casts grad_output (dim 0 and dim 1), the weight and the input
     // in backward: the float8 casts of the largest linear times 33/32. On a B200 (Blackwell) no warning; on an
     // H100 a warning that the MX matmuls are emulated.
-    nlohmann::json f = {{"model", "llama-3.1-8b"}, {"framework", "torchtitan"}, {"method", "full"}, {"precision", "bf16-mixed"},
-                        {"micro_batch", 1}, {"seq_len", 8192}, {"checkpointing", "selective-op"}, {"num_gpus", 8},
-                        {"sharding", "fsdp-full"}, {"gpu", "b200"}, {"loss", "fused"}};
+    nlohmann::json f = {{"model", "llama-3.1-8b"}, {"framework", "torchtitan"}, {"method", "full"}, {"precision", "bf16-mixed"}, {"micro_batch", 1}, {"seq_len", 8192}, {"checkpointing", "selective-op"}, {"num_gpus", 8}, {"sharding", "fsdp-full"}, {"gpu", "b200"}, {"loss", "fused"}};
     const Bill bf16 = estimate(test::scenario(f));
     f["float8"] = "mxfp8";
     const Bill mx = estimate(test::scenario(f));

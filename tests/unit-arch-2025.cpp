@@ -79,8 +79,7 @@ TEST_CASE("arch: DeepSeek-V3.2 under vLLM keeps the indexer's fp8 keys beside th
     // an fp32 scale per 128 (132 B) per token and layer beside the latent; an fp8 latent is "fp8_ds_mla", 656 B
     // (512 fp8 + 4 fp32 scales + 64 bf16 rope: FlashMLASparseBackend.get_kv_cache_shape). Replicated over tp.
     auto config = test::load_json("configs/deepseek-v3.2.json");
-    nlohmann::json j = {{"model", config}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h200"}, {"num_gpus", 8},
-                        {"tp", 8}, {"kv_dtype", "fp8"}};
+    nlohmann::json j = {{"model", config}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h200"}, {"num_gpus", 8}, {"tp", 8}, {"kv_dtype", "fp8"}};
     const Scenario fp8 = test::scenario(j);
     CHECK(fp8.model.mla.index_head_dim == 128);
     CHECK(detail::indexer_key_bytes(fp8) == 132);
@@ -158,7 +157,7 @@ TEST_CASE("arch: Kimi-K2.5 is Kimi-K2's text model with the MoonViT tower and it
     CHECK(p.vision == tower + projector);
     near_published(tower, 400e6, 100e6);
     CHECK(p.total == 1'026'408'232'448 + tower + projector);  // Kimi-K2's text model (below) + tower + projector
-    near_published(p.active - p.vision, 32e9, 2e9);  // the card's activated count is the language model's
+    near_published(p.active - p.vision, 32e9, 2e9);           // the card's activated count is the language model's
 }
 
 TEST_CASE("arch: GLM-4.5 and GLM-4.5-Air are within the cards' rounding") {

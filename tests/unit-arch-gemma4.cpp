@@ -48,8 +48,7 @@ TEST_CASE("arch: Gemma 4's global layers keep their own K and V widths in the KV
     // Per token: 50 sliding layers x K and V x 16 heads x 256 + 10 global layers x K and V x 4 heads x 512, bf16.
     const ModelSpec m = gemma4_31b();
     CHECK(kv_bytes_per_token(m, 2, false) == (50 * 2 * 16 * 256 + 10 * 2 * 4 * 512) * 2);
-    nlohmann::json s = {{"model", "gemma-4-31b-it"}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h200"},
-                        {"prompt_len", 8191}, {"gen_len", 1}, {"max_model_len", 8192}};
+    nlohmann::json s = {{"model", "gemma-4-31b-it"}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h200"}, {"prompt_len", 8191}, {"gen_len", 1}, {"max_model_len", 8192}};
     const Scenario sc = test::scenario(s);
     CHECK(detail::kv_layer_token_bytes_at(sc, 2, 0) == 2 * 16 * 256 * 2);
     CHECK(detail::kv_layer_token_bytes_at(sc, 2, 5) == 2 * 4 * 512 * 2);
@@ -63,8 +62,7 @@ TEST_CASE("arch: Gemma 4 31B under vLLM loads the checkpoint, the k_eq_v V slots
     // vmelog-gemma4-31b-h200-tp1-*): the checkpoint's 62,546,177,752 B, the V slots its QKVParallelLinear holds on
     // the 10 global layers (10 x 2048 x 5376 x 2 B, loaded from K) and the cos/sin caches of the sliding and the
     // proportional rope (262,144 positions x (256 + 512) x 2 B).
-    nlohmann::json s = {{"model", "gemma-4-31b-it"}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h200"},
-                        {"prompt_len", 8191}, {"gen_len", 1}, {"max_model_len", 8192}, {"gpu_memory_utilization", 0.95}};
+    nlohmann::json s = {{"model", "gemma-4-31b-it"}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h200"}, {"prompt_len", 8191}, {"gen_len", 1}, {"max_model_len", 8192}, {"gpu_memory_utilization", 0.95}};
     const Bill b = estimate(test::scenario(s));
     const double expected = 62'546'177'752.0 + 10.0 * 2048 * 5376 * 2 + 262144.0 * (256 + 512) * 2;
     CHECK(static_cast<double>(b.component("weights")) == expected);
@@ -109,9 +107,7 @@ TEST_CASE("checkpoint quant: RedHat's Qwen3.5-397B FP8-dynamic keeps DeltaNet an
     }
     // vLLM v0.18 on 4 H200 with --language-model-only logged 94.87 GiB per GPU (vmelog-qwen3.5-397b-a17b-fp8dyn-*):
     // no vision tower is built. With the tower (sharded over the 4 ranks) it would be 0.2 GiB more.
-    nlohmann::json s = {{"model", "qwen3.5-397b-a17b-fp8-dynamic"}, {"workload", "infer"}, {"framework", "vllm"},
-                        {"gpu", "h200"}, {"num_gpus", 4}, {"tp", 4}, {"prompt_len", 8191}, {"gen_len", 1},
-                        {"max_model_len", 8192}, {"gpu_memory_utilization", 0.92}, {"vllm_language_model_only", true}};
+    nlohmann::json s = {{"model", "qwen3.5-397b-a17b-fp8-dynamic"}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h200"}, {"num_gpus", 4}, {"tp", 4}, {"prompt_len", 8191}, {"gen_len", 1}, {"max_model_len", 8192}, {"gpu_memory_utilization", 0.92}, {"vllm_language_model_only", true}};
     const double text_only = gib(estimate(test::scenario(s)).component("weights"));
     INFO("per GPU " << text_only << " GiB");
     CHECK_THAT(text_only, Catch::Matchers::WithinRel(94.87, 0.01));

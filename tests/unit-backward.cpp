@@ -18,7 +18,8 @@ using test::bill;
 // StableLM-Base-Alpha 3B, LoRA on a frozen bf16 base, eager attention, one sequence of 4096 tokens on a V100-16GB.
 std::string stablelm_eager(const char* checkpointing) {
     return std::string(R"({"model": "stablelm-base-alpha-3b", "gpu": "v100-16gb", "method": "lora", "precision": "bf16",
-        "attention": "eager", "micro_batch": 1, "seq_len": 4096, "checkpointing": ")") + checkpointing + "\"}";
+        "attention": "eager", "micro_batch": 1, "seq_len": 4096, "checkpointing": ")") +
+           checkpointing + "\"}";
 }
 
 }  // namespace

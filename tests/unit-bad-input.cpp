@@ -40,7 +40,8 @@ std::string generated(const std::string& what, const std::string& kind) {
     zeros += "0";
     if (kind == "scenario") return "{\"extra\": [" + zeros + "], \"model\": \"gpt2\", \"micro_batch\": 0}";
     return "{\"model_type\": \"llama\", \"vocab_size\": 32000, \"hidden_size\": 4096, \"num_hidden_layers\": 2, "
-           "\"num_attention_heads\": 30, \"extra\": [" + zeros + "]}";
+           "\"num_attention_heads\": 30, \"extra\": [" +
+           zeros + "]}";
 }
 
 template <class R>
@@ -91,7 +92,8 @@ TEST_CASE("bad input: absurd training sizes saturate with a warning, never wrap"
     // fuzz target `estimate` (tests/fuzz/regressions/estimate/timeline-double-to-int64): the step
     // timeline cast a double above 2^63 to int64, which is undefined behaviour.
     auto r = scenario_from_text(R"({"model": "llama-3.1-8b", "micro_batch": 1048576, "seq_len": 134217728,
-        "attention": "eager"})", test::catalog());
+        "attention": "eager"})",
+                                test::catalog());
     REQUIRE(r.ok());
     const Bill b = estimate(*r);
     std::int64_t sum = 0;
@@ -116,10 +118,13 @@ TEST_CASE("bad input: absurd inference sizes still add up to device_bytes") {
     // re-derived from doubles and no longer matched the saturated components.
     for (const char* fw : {"hf", "vllm", "llama.cpp", "torchtune"}) {
         INFO(fw);
-        const json j = {{"model", {{"model_type", "llama"}, {"vocab_size", 1 << 24}, {"hidden_size", 1 << 20},
-                                   {"num_hidden_layers", 10000}, {"num_attention_heads", 1}, {"intermediate_size", 1 << 20}}},
-                        {"workload", "infer"}, {"framework", fw}, {"weights", "fp32"}, {"batch", 1 << 20},
-                        {"prompt_len", 1 << 27}, {"gen_len", 1 << 27}};
+        const json j = {{"model", {{"model_type", "llama"}, {"vocab_size", 1 << 24}, {"hidden_size", 1 << 20}, {"num_hidden_layers", 10000}, {"num_attention_heads", 1}, {"intermediate_size", 1 << 20}}},
+                        {"workload", "infer"},
+                        {"framework", fw},
+                        {"weights", "fp32"},
+                        {"batch", 1 << 20},
+                        {"prompt_len", 1 << 27},
+                        {"gen_len", 1 << 27}};
         auto r = scenario_from_json(j, test::catalog());
         INFO(r.error_text());
         REQUIRE(r.ok());

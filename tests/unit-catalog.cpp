@@ -164,7 +164,10 @@ TEST_CASE("catalog: a GDDR card's two ECC entries name each other and differ by 
 }
 
 TEST_CASE("catalog: GPU entries with a wrong basis or a broken ECC pair are errors naming the field") {
-    struct Case { const char* gpus; const char* field; };
+    struct Case {
+        const char* gpus;
+        const char* field;
+    };
     const Case cases[] = {
         {R"({"gpus": [{"id": "x", "memory_bytes": 17179869184, "memory_basis": "marketing", "source": "s"}]})", "memory_basis"},
         {R"({"gpus": [{"id": "x", "memory_bytes": 17179869184, "memory_torch_bytes": 17179869185, "source": "s"}]})",

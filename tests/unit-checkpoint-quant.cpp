@@ -192,8 +192,7 @@ TEST_CASE("checkpoint quant: Kimi-K2.5's W4A16 experts (compressed-tensors, grou
     // vLLM v0.18 on 8 H200 (tp 8) logged "Model loading took 72.02 GiB" (tests/data/vllm_startup_logs.json,
     // vmelog-kimi-k2.5-h200-tp8-*), run with --mm-encoder-tp-mode data: the MoonViT tower and projector (471M bf16
     // parameters, 0.88 GiB) are whole on every rank. The text model alone is 71.10 GiB; sharded, the tower would add 0.11.
-    nlohmann::json s = {{"model", j}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h200"}, {"num_gpus", 8},
-                        {"tp", 8}, {"prompt_len", 8191}, {"gen_len", 1}, {"max_model_len", 8192}, {"vllm_mm_encoder_dp", true}};
+    nlohmann::json s = {{"model", j}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h200"}, {"num_gpus", 8}, {"tp", 8}, {"prompt_len", 8191}, {"gen_len", 1}, {"max_model_len", 8192}, {"vllm_mm_encoder_dp", true}};
     const double gib = static_cast<double>(estimate(test::scenario(s)).component("weights")) / 1073741824.0;
     INFO("per GPU " << gib << " GiB");
     CHECK_THAT(gib, Catch::Matchers::WithinRel(72.02, 0.002));
@@ -210,8 +209,7 @@ TEST_CASE("checkpoint quant: a compressed-tensors config of two formats stores e
     const nlohmann::json fp8_attn = {{"targets", {"re:.*self_attn.*"}}, {"weights", {{"num_bits", 8}, {"type", "float"}, {"strategy", "channel"}}}};
     const nlohmann::json nvfp4_experts = {{"targets", {"re:.*mlp.experts.*"}},
                                           {"weights", {{"num_bits", 4}, {"type", "float"}, {"strategy", "tensor_group"}, {"group_size", 16}}}};
-    j["quantization_config"] = {{"quant_method", "compressed-tensors"}, {"format", "mixed-precision"},
-                                {"config_groups", {{"group_0", fp8_attn}, {"group_1", nvfp4_experts}}}, {"ignore", {"lm_head"}}};
+    j["quantization_config"] = {{"quant_method", "compressed-tensors"}, {"format", "mixed-precision"}, {"config_groups", {{"group_0", fp8_attn}, {"group_1", nvfp4_experts}}}, {"ignore", {"lm_head"}}};
     const ModelSpec mixed = from_json(j, "qwen3-30b-a3b mixed");
     CHECK(mixed.quant.format == "nvfp4");
     const ParamGroup& q = group(mixed, "q_proj", ParamCategory::attention);
@@ -243,8 +241,7 @@ TEST_CASE("checkpoint quant: ModelOpt MIXED_PRECISION reads a format per module 
         layers["model.layers." + std::to_string(i) + ".mlp.experts"] = {{"quant_algo", "W4A16_NVFP4"}, {"group_size", 16}};
         layers["model.layers." + std::to_string(i) + ".self_attn.o_proj"] = {{"quant_algo", "FP8"}};
     }
-    j["quantization_config"] = {{"quant_method", "modelopt"}, {"quant_algo", "MIXED_PRECISION"}, {"quantized_layers", layers},
-                                {"exclude_modules", {"lm_head"}}};
+    j["quantization_config"] = {{"quant_method", "modelopt"}, {"quant_algo", "MIXED_PRECISION"}, {"quantized_layers", layers}, {"exclude_modules", {"lm_head"}}};
     const ModelSpec m = from_json(j, "qwen3-30b-a3b modelopt mixed");
     CHECK(m.quant.format == "nvfp4");
     CHECK(group(m, "o_proj", ParamCategory::attention).checkpoint_format == "fp8");

@@ -145,7 +145,9 @@ TEST_CASE("checkpoint: an index lists its shards once each and its total size") 
 TEST_CASE("checkpoint: checkpoint_bytes replaces the config's weight count and keeps its layer shares") {
     auto scenario = [](int gpu_layers, std::int64_t checkpoint) {
         auto r = vramcalc::scenario_from_text(R"({"model": "llama-2-7b", "workload": "infer", "framework": "llama.cpp",
-            "weights": "gguf-q4_k_m", "n_gpu_layers": )" + std::to_string(gpu_layers) + "}", vramcalc::test::catalog());
+            "weights": "gguf-q4_k_m", "n_gpu_layers": )" +
+                                                  std::to_string(gpu_layers) + "}",
+                                              vramcalc::test::catalog());
         REQUIRE(r.ok());
         vramcalc::Scenario s = *r;
         s.checkpoint_bytes = checkpoint;
@@ -200,8 +202,7 @@ struct RangeFiles {
             const auto it = files.find(q->file);
             if (it == files.end()) r.missing();
             else if (q->last < 0) r.receive(it->second);
-            else r.receive(std::string_view(it->second).substr(std::min<std::size_t>(it->second.size(), static_cast<std::size_t>(q->first)),
-                                                              static_cast<std::size_t>(q->last - q->first + 1)));
+            else r.receive(std::string_view(it->second).substr(std::min<std::size_t>(it->second.size(), static_cast<std::size_t>(q->first)), static_cast<std::size_t>(q->last - q->first + 1)));
         }
     }
 };

@@ -141,7 +141,8 @@ std::vector<std::string> all_warnings(const Result<Scenario>& r) {
 
 TEST_CASE("contradictions: each gives its read error or its warning") {
     for (const Case& c : cases()) {
-        INFO(c.name << "\n" << c.scenario);
+        INFO(c.name << "\n"
+                    << c.scenario);
         const auto r = scenario_from_text(c.scenario, test::catalog());
         INFO(r.error_text());
         if (*c.field) {

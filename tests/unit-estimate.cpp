@@ -24,7 +24,10 @@ constexpr std::int64_t kContext = 787LL << 20;  // a torch run's context and lib
 }  // namespace
 
 TEST_CASE("estimate: full fine-tuning model states by recipe") {
-    struct Case { const char* scenario; std::int64_t weights, master, grads, optimizer; };
+    struct Case {
+        const char* scenario;
+        std::int64_t weights, master, grads, optimizer;
+    };
     const std::int64_t P = kLlama8B;
     const Case cases[] = {
         // HF Trainer AMP: fp32 model, fp32 grads, two fp32 Adam states = 16 B/param.
@@ -56,8 +59,8 @@ TEST_CASE("estimate: LoRA adapters on q_proj and v_proj of Llama-3.1-8B") {
     const std::int64_t adapters = 32LL * (8 * (4096 + 4096) + 8 * (4096 + 1024));
     const Bill b = bill(R"({"model": "llama-3.1-8b", "method": "lora", "precision": "bf16", "grad_accum": 4})");
     CHECK(b.trainable_parameters == adapters);
-    CHECK(b.component("weights") == 2 * kLlama8B);   // frozen bf16 base
-    CHECK(b.component("lora") == 4 * adapters);      // PEFT keeps adapters in fp32
+    CHECK(b.component("weights") == 2 * kLlama8B);  // frozen bf16 base
+    CHECK(b.component("lora") == 4 * adapters);     // PEFT keeps adapters in fp32
     CHECK(b.component("gradients") == 4 * adapters);
     CHECK(b.component("optimizer") == 8 * adapters);
 }
@@ -220,7 +223,7 @@ TEST_CASE("estimate: the largest micro-batch says its checkpointing and the full
     CHECK(*none.max_micro_batch_full_checkpointing > *none.max_micro_batch);
     CHECK_FALSE(full.max_micro_batch_full_checkpointing);  // already the saver: no second figure
     CHECK(max_micro_batch_text(none) == std::to_string(*none.max_micro_batch) + " (seq_len 2048, no checkpointing; " +
-                                           std::to_string(*full.max_micro_batch) + " with full checkpointing)");
+                                            std::to_string(*full.max_micro_batch) + " with full checkpointing)");
     CHECK(max_micro_batch_text(full) == std::to_string(*full.max_micro_batch) + " (seq_len 2048, full checkpointing)");
     const nlohmann::json j = bill_to_json(none);
     CHECK(j["max_micro_batch"] == *none.max_micro_batch);  // the spec's field is unchanged
@@ -247,7 +250,8 @@ TEST_CASE("estimate: a largest micro-batch of 0 reads 'none, not even 1', never 
 TEST_CASE("estimate: the rule of thumb is per GPU under ZeRO and compared without vLLM's unused KV blocks") {
     auto bill_of = [](const char* text) {
         auto s = scenario_from_text(text, test::catalog());
-        INFO(text << "\n" << s.error_text());
+        INFO(text << "\n"
+                  << s.error_text());
         REQUIRE(s.ok());
         return estimate(*s);
     };

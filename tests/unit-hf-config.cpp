@@ -11,7 +11,11 @@ const char* kLlama = R"({"model_type": "llama", "vocab_size": 32000, "hidden_siz
 }
 
 TEST_CASE("hf_config: errors name the field and the rule") {
-    struct Case { const char* json; const char* field; const char* words; };
+    struct Case {
+        const char* json;
+        const char* field;
+        const char* words;
+    };
     const Case cases[] = {
         {"not json", "config", "not valid JSON"},
         {"[1,2]", "config", "expected a JSON object"},

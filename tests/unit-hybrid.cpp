@@ -19,7 +19,8 @@ const char* kNano = "nvidia-nemotron-3-nano-30b-a3b";
 Scenario scenario(const std::string& extra) {
     const std::string text = std::string(R"({"model": ")") + kNano + R"(", "workload": "infer")" + extra + "}";
     auto r = scenario_from_text(text, test::catalog());
-    INFO(text << "\n" << r.error_text());
+    INFO(text << "\n"
+              << r.error_text());
     REQUIRE(r.ok());
     return *r.value;
 }
@@ -108,8 +109,7 @@ TEST_CASE("hybrid: training and llama.cpp are refused naming the key, a renamed 
 
 TEST_CASE("hybrid: LFM2's conv layers keep conv_L_cache - 1 columns of conv_dim under vLLM, no SSM state") {
     const auto j = test::load_json("configs/lfm2-1.2b.json");
-    const Scenario s = test::scenario({{"model", j}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h100-80gb"},
-                                       {"prompt_len", 4095}, {"gen_len", 1}});
+    const Scenario s = test::scenario({{"model", j}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h100-80gb"}, {"prompt_len", 4095}, {"gen_len", 1}});
     // vLLM's ShortConv state: (conv_L_cache - 1) x conv_dim in the model dtype, per conv layer and sequence.
     CHECK(detail::mamba_state_bytes_per_layer(s) == 2 * 2048 * 2);
     CHECK(detail::recurrent_state_bytes(s) == 10 * 2 * 2048 * 2);
@@ -117,8 +117,7 @@ TEST_CASE("hybrid: LFM2's conv layers keep conv_L_cache - 1 columns of conv_dim 
 
 TEST_CASE("hybrid: Jamba's Mamba-1 state: the conv window and d_inner x d_state per layer") {
     const auto j = test::load_json("configs/jamba-1.5-mini.json");
-    const Scenario s = test::scenario({{"model", j}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h200"},
-                                       {"prompt_len", 4095}, {"gen_len", 1}});
+    const Scenario s = test::scenario({{"model", j}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h200"}, {"prompt_len", 4095}, {"gen_len", 1}});
     // vLLM's Mamba-1 state: conv (d_conv - 1) x d_inner and SSM d_inner x d_state, both bf16 here.
     CHECK(detail::mamba_state_bytes_per_layer(s) == 3 * 8192 * 2 + 8192 * 16 * 2);
     CHECK(detail::recurrent_state_bytes(s) == 28.0 * (3 * 8192 * 2 + 8192 * 16 * 2));
@@ -126,8 +125,7 @@ TEST_CASE("hybrid: Jamba's Mamba-1 state: the conv window and d_inner x d_state 
 
 TEST_CASE("hybrid: Falcon-H1's layers keep a KV cache and a Mamba state each, and vLLM pages both") {
     const auto j = test::load_json("configs/falcon-h1-0.5b.assembled.json");
-    const Scenario s = test::scenario({{"model", j}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h100-80gb"},
-                                       {"prompt_len", 4095}, {"gen_len", 1}});
+    const Scenario s = test::scenario({{"model", j}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", "h100-80gb"}, {"prompt_len", 4095}, {"gen_len", 1}});
     // conv (4 - 1) x 1792 and SSM 24 x 64 x 128, bf16.
     CHECK(detail::mamba_state_bytes_per_layer(s) == 3 * 1792 * 2 + 24 * 64 * 128 * 2);
     CHECK(detail::recurrent_state_bytes(s) == 36.0 * (3 * 1792 * 2 + 24 * 64 * 128 * 2));

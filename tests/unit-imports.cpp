@@ -66,7 +66,11 @@ TEST_CASE("imports: unknown keys and flags are reported, never dropped") {
 }
 
 TEST_CASE("imports: malformed input names the line and the key") {
-    struct Case { const char* text; const char* field; const char* words; };
+    struct Case {
+        const char* text;
+        const char* field;
+        const char* words;
+    };
     const Case cases[] = {
         {"base_model: x\nlora_r: [1, 2\nmicro_batch_size: 2\n", "line ", "not valid YAML"},
         {"stage: sft\nlora_rank: eight\n", "line 2, key lora_rank", "expected an integer"},
@@ -94,7 +98,11 @@ TEST_CASE("imports: malformed input names the line and the key") {
 }
 
 TEST_CASE("imports: presets are found by hub id, path and GGUF file name") {
-    struct Case { const char* text; const char* model; const char* weights; };
+    struct Case {
+        const char* text;
+        const char* model;
+        const char* weights;
+    };
     const Case cases[] = {
         {"vllm serve meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b", ""},
         {"python -m sglang.launch_server --model-path /data/Qwen2.5-7B-Instruct", "qwen2.5-7b", ""},
@@ -193,7 +201,10 @@ TEST_CASE("imports: YAML aliases, documents and sizes are bounded") {
     REQUIRE_FALSE(cycle.ok());
     CHECK_THAT(first_error(cycle), Catch::Contains("depth limit"));
     // Long keys repeated by aliases: the paths' text is bounded as well as their count.
-    std::string longkeys = "output_dir: out\n" "a: &a {" + std::string(1000, 'k') + ": 1}\n";
+    std::string longkeys =
+        "output_dir: out\n"
+        "a: &a {" +
+        std::string(1000, 'k') + ": 1}\n";
     for (char c = 'b'; c <= 'e'; ++c) {
         longkeys += std::string(1, c) + ": &" + c + " {";
         for (int i = 0; i < 8; ++i) longkeys += (i ? ", " : "") + std::string(300, static_cast<char>('m' + i)) + ": *" + static_cast<char>(c - 1);
@@ -227,7 +238,8 @@ TEST_CASE("imports: configs the tool itself refuses are refused with its reason"
                                       Catch::Contains("bfloat16 and fp16 modes cannot be simultaneously enabled"));
     // "auto" is the HF Trainer's to fill in from one of its flags: not refused.
     CHECK(import_config("{\"train_micro_batch_size_per_gpu\": 1, \"bf16\": {\"enabled\": \"auto\"}, \"fp16\": {\"enabled\": \"auto\"}}",
-                        test::catalog()).ok());
+                        test::catalog())
+              .ok());
     const auto ds0 = import_config("{\"train_micro_batch_size_per_gpu\": 0}", test::catalog());
     CHECK_THAT(first_error(ds0), Catch::Contains("has to be greater than 0"));
     const auto hf0 = import_config("output_dir: out\nper_device_train_batch_size: 0\n", test::catalog());
@@ -280,8 +292,9 @@ TEST_CASE("imports: out-of-range and repeated values are reported with a warning
 }
 
 TEST_CASE("imports: LLaMA-Factory, axolotl and TRL load a 16-bit base as the tools do") {
-    const char* lf = "model_name_or_path: Qwen/Qwen2.5-7B-Instruct\nstage: sft\nfinetuning_type: lora\nlora_target: all\n"
-                     "bf16: true\ngradient_checkpointing: false\ncutoff_len: 1024\n";
+    const char* lf =
+        "model_name_or_path: Qwen/Qwen2.5-7B-Instruct\nstage: sft\nfinetuning_type: lora\nlora_target: all\n"
+        "bf16: true\ngradient_checkpointing: false\ncutoff_len: 1024\n";
     const auto r = import_config(lf, test::catalog());
     REQUIRE(r.ok());
     CHECK(r->scenario["precision"] == "bf16");
@@ -336,8 +349,10 @@ TEST_CASE("imports: a TRL config runs with TRL's defaults where it leaves them o
     REQUIRE(sa.ok());
     CHECK(sa.value->precision == Precision::bf16);
     // What the file says wins; Liger's kernels fuse the loss; a GRPO config gets no SFT defaults.
-    const auto own = import_config("model_name_or_path: Qwen/Qwen2.5-7B\ngradient_checkpointing: false\nmax_length: 4096\n"
-                                   "use_liger_kernel: true\n", test::catalog());
+    const auto own = import_config(
+        "model_name_or_path: Qwen/Qwen2.5-7B\ngradient_checkpointing: false\nmax_length: 4096\n"
+        "use_liger_kernel: true\n",
+        test::catalog());
     REQUIRE(own.ok());
     CHECK(own->scenario["checkpointing"] == "none");
     CHECK(own->scenario["seq_len"] == 4096);

@@ -18,7 +18,8 @@ using namespace vramcalc;
 namespace {
 Scenario scenario(const std::string& text) {
     auto r = scenario_from_text(text, test::catalog());
-    INFO(text << "\n" << r.error_text());
+    INFO(text << "\n"
+              << r.error_text());
     REQUIRE(r.ok());
     return *r.value;
 }
@@ -29,10 +30,11 @@ std::string infer(const std::string& extra) {
 }  // namespace
 
 TEST_CASE("inference: GGUF bytes per block (ggml-common.h)") {
-    struct Case { const char* type; int weights, bytes; };
-    const Case cases[] = {{"q8_0", 32, 34},  {"q6_k", 256, 210}, {"q5_k", 256, 176}, {"q5_0", 32, 22},
-                          {"q4_k", 256, 144}, {"q4_0", 32, 18},  {"q3_k", 256, 110}, {"q2_k", 256, 84},
-                          {"iq4_xs", 256, 136}, {"iq4_nl", 32, 18}, {"q5_1", 32, 24}, {"q4_1", 32, 20}};
+    struct Case {
+        const char* type;
+        int weights, bytes;
+    };
+    const Case cases[] = {{"q8_0", 32, 34}, {"q6_k", 256, 210}, {"q5_k", 256, 176}, {"q5_0", 32, 22}, {"q4_k", 256, 144}, {"q4_0", 32, 18}, {"q3_k", 256, 110}, {"q2_k", 256, 84}, {"iq4_xs", 256, 136}, {"iq4_nl", 32, 18}, {"q5_1", 32, 24}, {"q4_1", 32, 20}};
     for (const auto& c : cases) {
         INFO(c.type);
         const detail::GgmlType* t = detail::ggml_type(c.type);
@@ -247,8 +249,8 @@ TEST_CASE("kv cache: bytes per token of the vLLM startup-log models match the lo
     // 70,275 (the MLA latent, kept whole on every GPU); Llama-3.3-70B tp4 81,921 per GPU. The logged GiB
     // are rounded to 0.01, so a few bytes either way.
     CHECK(kv_bytes_per_token(test::preset("qwen3-vl-30b-a3b"), 2, false) == 48 * 2 * 4 * 128 * 2);  // 98,304
-    CHECK(kv_bytes_per_token(test::preset("qwen3-235b-a22b"), 2, false) / 4 == 48128);  // 4 KV heads over tp 4
-    CHECK(kv_bytes_per_token(test::preset("deepseek-v3"), 2, true) == 61 * (512 + 64) * 2);  // 70,272
+    CHECK(kv_bytes_per_token(test::preset("qwen3-235b-a22b"), 2, false) / 4 == 48128);              // 4 KV heads over tp 4
+    CHECK(kv_bytes_per_token(test::preset("deepseek-v3"), 2, true) == 61 * (512 + 64) * 2);         // 70,272
     CHECK(kv_bytes_per_token(test::preset("llama-3.3-70b"), 2, false) / 4 == 81920);
 }
 

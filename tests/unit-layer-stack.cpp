@@ -10,8 +10,8 @@
 #include "vramcalc/layer_stack.hpp"
 
 using namespace vramcalc;
-using nlohmann::json;
 using Catch::Matchers::WithinRel;
+using nlohmann::json;
 
 namespace {
 
@@ -141,14 +141,12 @@ TEST_CASE("layer stack: max_pool keeps int64 indices, dropout a 1-byte mask, add
 TEST_CASE("layer stack: shape errors name the layer and the shapes") {
     json j = {{"input", {256, 14, 14}},
               {"layers",
-               {{{"type", "block"}, {"name", "layer3"}, {"start", 0}, {"repeat", 1},
-                 {"layers", {{{"type", "conv2d"}, {"name", "conv1"}, {"in_channels", 128}, {"out_channels", 64}, {"kernel_size", 1}}}}}}}};
+               {{{"type", "block"}, {"name", "layer3"}, {"start", 0}, {"repeat", 1}, {"layers", {{{"type", "conv2d"}, {"name", "conv1"}, {"in_channels", 128}, {"out_channels", 64}, {"kernel_size", 1}}}}}}}};
     const std::string e = error_of(j);
     CHECK(e.find("layers[0].layers[0] (layer3.0.conv1): conv2d expects 128 input channels, got 256") != std::string::npos);
 
     json add = {{"input", {8, 4, 4}},
-                {"layers", {{{"type", "conv2d"}, {"name", "a"}, {"out_channels", 16}, {"kernel_size", 1}},
-                            {{"type", "add"}, {"name", "sum"}, {"from", "a"}, {"input_from", "input_missing"}}}}};
+                {"layers", {{{"type", "conv2d"}, {"name", "a"}, {"out_channels", 16}, {"kernel_size", 1}}, {{"type", "add"}, {"name", "sum"}, {"from", "a"}, {"input_from", "input_missing"}}}}};
     CHECK(error_of(add).find("layers[1] (sum)") != std::string::npos);
     add["layers"][1].erase("input_from");
     add["layers"].insert(add["layers"].begin() + 1, json{{"type", "max_pool"}, {"kernel_size", 2}});
@@ -237,9 +235,7 @@ TEST_CASE("layer stack: malformed input gives errors, never crashes") {
     // Sizes whose product overflows: a 2^31 x 2^31 x 2^31 input and a huge linear.
     CHECK_FALSE(layer_stack_from_json({{"input", {2147483648LL, 2147483648LL, 2147483648LL}}, {"layers", {conv}}}).ok());
     json wide = {{"input", {2147483647LL}},
-                 {"layers", {{{"type", "linear"}, {"out_features", 2147483647LL}}, {{"type", "linear"}, {"out_features", 2147483647LL}},
-                             {{"type", "linear"}, {"out_features", 2147483647LL}}, {{"type", "linear"}, {"out_features", 2147483647LL}},
-                             {{"type", "linear"}, {"out_features", 2147483647LL}}}}};
+                 {"layers", {{{"type", "linear"}, {"out_features", 2147483647LL}}, {{"type", "linear"}, {"out_features", 2147483647LL}}, {{"type", "linear"}, {"out_features", 2147483647LL}}, {{"type", "linear"}, {"out_features", 2147483647LL}}, {{"type", "linear"}, {"out_features", 2147483647LL}}}}};
     auto r = layer_stack_from_json(wide);
     CHECK((r.ok() || !r.errors.empty()));
     // Wrong value types everywhere.
@@ -266,8 +262,7 @@ TEST_CASE("layer stack: cross-attention, a per-channel add and GEGLU, saved byte
     //   the sdpa output (32) and out_proj's input (32): 194 elements, + fp32 log-sum-exp 4 B x T x H = 32 B.
     json cross = {{"input", {4, 8}},
                   {"inputs", {{"context", {3, 6}}}},
-                  {"layers", {{{"type", "multi_head_attention"}, {"name", "attn2"}, {"embed_dim", 8}, {"num_heads", 2},
-                               {"kv_from", "context"}, {"qkv_bias", false}, {"out_bias", true}}}}};
+                  {"layers", {{{"type", "multi_head_attention"}, {"name", "attn2"}, {"embed_dim", 8}, {"num_heads", 2}, {"kv_from", "context"}, {"qkv_bias", false}, {"out_bias", true}}}}};
     LayerStack s = stack_ok(cross);
     CHECK(s.parameters == 232);
     CHECK(s.saved_bytes_per_sample(2) == 194 * 2 + 32);
@@ -277,9 +272,7 @@ TEST_CASE("layer stack: cross-attention, a per-channel add and GEGLU, saved byte
     //   kept: the conv's input (18) and the linear's input t (2); add keeps nothing.
     json temb = {{"input", {2, 3, 3}},
                  {"inputs", {{"t", {2}}}},
-                 {"layers", {{{"type", "conv2d"}, {"name", "c"}, {"out_channels", 2}, {"kernel_size", 1}},
-                             {{"type", "linear"}, {"name", "p"}, {"input_from", "t"}, {"out_features", 2}},
-                             {{"type", "add"}, {"input_from", "c"}, {"from", "p"}}}}};
+                 {"layers", {{{"type", "conv2d"}, {"name", "c"}, {"out_channels", 2}, {"kernel_size", 1}}, {{"type", "linear"}, {"name", "p"}, {"input_from", "t"}, {"out_features", 2}}, {{"type", "add"}, {"input_from", "c"}, {"from", "p"}}}}};
     s = stack_ok(temb);
     CHECK(s.output_shape() == std::vector<i64>{2, 3, 3});
     CHECK(s.saved_bytes_per_sample(1) == 20);
@@ -287,11 +280,7 @@ TEST_CASE("layer stack: cross-attention, a per-channel add and GEGLU, saved byte
     // GEGLU after a projection to 2 x 4: the linear keeps its input (32), geglu the projection (32) and
     // gelu(gate) (16); to_grid turns the 4 tokens back into the [C, 2, 2] grid of "img".
     json ff = {{"input", {8, 2, 2}},
-               {"layers", {{{"type", "identity"}, {"name", "img"}},
-                           {{"type", "to_tokens"}},
-                           {{"type", "linear"}, {"out_features", 8}},
-                           {{"type", "geglu"}},
-                           {{"type", "to_grid"}, {"from", "img"}}}}};
+               {"layers", {{{"type", "identity"}, {"name", "img"}}, {{"type", "to_tokens"}}, {{"type", "linear"}, {"out_features", 8}}, {{"type", "geglu"}}, {{"type", "to_grid"}, {"from", "img"}}}}};
     s = stack_ok(ff);
     CHECK(s.output_shape() == std::vector<i64>{4, 2, 2});
     CHECK(s.saved_bytes_per_sample(1) == 32 + 32 + 16);
@@ -307,11 +296,9 @@ TEST_CASE("layer stack: UNet pieces report what does not line up") {
     CHECK_THAT(err({{{"type", "to_tokens"}}, {{"type", "multi_head_attention"}, {"embed_dim", 8}, {"num_heads", 2}, {"kv_from", "c"}}},
                    {{"c", {5}}}),
                Catch::Matchers::Contains("kv_from: expects a [S, D] tensor, got [5]"));
-    CHECK_THAT(err({{{"type", "identity"}, {"name", "img"}}, {{"type", "to_tokens"}}, {{"type", "linear"}, {"out_features", 3}},
-                    {{"type", "to_grid"}}}),
+    CHECK_THAT(err({{{"type", "identity"}, {"name", "img"}}, {{"type", "to_tokens"}}, {{"type", "linear"}, {"out_features", 3}}, {{"type", "to_grid"}}}),
                Catch::Matchers::Contains("to_grid needs \"from\""));
-    CHECK_THAT(err({{{"type", "identity"}, {"name", "img"}}, {{"type", "avg_pool"}, {"kernel_size", 2}}, {{"type", "to_tokens"}},
-                    {{"type", "to_grid"}, {"from", "img"}}}),
+    CHECK_THAT(err({{{"type", "identity"}, {"name", "img"}}, {{"type", "avg_pool"}, {"kernel_size", 2}}, {{"type", "to_tokens"}}, {{"type", "to_grid"}, {"from", "img"}}}),
                Catch::Matchers::Contains("1 tokens do not make the grid [2, 2]"));
     CHECK_THAT(err({{{"type", "add"}, {"from", "t"}}}, {{"t", {3}}}), Catch::Matchers::Contains("cannot add [3] to [8, 2, 2]"));
     // PyTorch's broadcasting aligns trailing dimensions: [8, 1] does not broadcast onto [8, 2, 2] (8 against 2),

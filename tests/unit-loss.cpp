@@ -70,7 +70,7 @@ TEST_CASE("loss: Liger-Kernel's measured torch cross-entropy peaks, reproduced")
     //   input and its .grad; the logits themselves are freed when the module's forward returns.
     const auto data = test::load_json("loss_kernels.json");
     REQUIRE(data.is_object());
-    Scenario plain;                 // a bare PyTorch loop: no autocast
+    Scenario plain;  // a bare PyTorch loop: no autocast
     plain.framework = Framework::deepspeed;
     plain.loss = Loss::standard;
     int compared = 0;

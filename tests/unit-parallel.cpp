@@ -22,8 +22,7 @@ using test::scenario;
 Bill bill(json j) { return estimate(scenario(std::move(j))); }
 
 json base(const char* model, const char* framework, int gpus) {
-    return {{"model", model}, {"framework", framework}, {"num_gpus", gpus}, {"micro_batch", 1},
-            {"seq_len", 1024}, {"checkpointing", "full"}, {"gpu", "h100-80gb"}};
+    return {{"model", model}, {"framework", framework}, {"num_gpus", gpus}, {"micro_batch", 1}, {"seq_len", 1024}, {"checkpointing", "full"}, {"gpu", "h100-80gb"}};
 }
 
 }  // namespace
@@ -78,8 +77,7 @@ TEST_CASE("parallel: offload moves bytes from the GPU to cpu_bytes without losin
 }
 
 TEST_CASE("parallel: ZeRO paper model states (7.5B, Nd 64: 120, 31.4, 16.6, 1.9 GB)") {
-    json j = {{"model", {{"name", "7.5B"}, {"parameters", 7500000000LL}}}, {"framework", "deepspeed"},
-              {"precision", "fp16-mixed"}, {"num_gpus", 64}};
+    json j = {{"model", {{"name", "7.5B"}, {"parameters", 7500000000LL}}}, {"framework", "deepspeed"}, {"precision", "fp16-mixed"}, {"num_gpus", 64}};
     const std::pair<const char*, double> expected[] = {{"none", 120}, {"zero1", 31.4}, {"zero2", 16.6}, {"zero3", 1.9}};
     for (const auto& [sh, gb] : expected) {
         j["sharding"] = sh;
@@ -148,7 +146,7 @@ TEST_CASE("parallel: context-parallel ranks shard the model states too (dp x cp)
         INFO(line);
         CHECK(cp4.component(line) == cp1.component(line));
     }
-    const double P = 8030261248.0;  // Llama 3.1 8B
+    const double P = 8030261248.0;                                                            // Llama 3.1 8B
     CHECK(static_cast<double>(cp4.component("weights")) == Approx(P * 4 / 8).epsilon(1e-6));  // fp32 params / 8
     CHECK(cp4.component("activations") == cp1.component("activations"));
     // Megatron ZeRO-1: optimizer states over dp x cp.
@@ -161,8 +159,7 @@ TEST_CASE("parallel: context-parallel ranks shard the model states too (dp x cp)
 }
 
 TEST_CASE("parallel: planner finds the fewest GPUs and lists each layout") {
-    Scenario s = scenario({{"model", "llama-3.1-70b"}, {"framework", "deepspeed"}, {"gpu", "a100-80gb"},
-                           {"checkpointing", "full"}, {"micro_batch", 1}, {"seq_len", 2048}});
+    Scenario s = scenario({{"model", "llama-3.1-70b"}, {"framework", "deepspeed"}, {"gpu", "a100-80gb"}, {"checkpointing", "full"}, {"micro_batch", 1}, {"seq_len", 2048}});
     const Plan p = plan_gpus(s, 256);
     REQUIRE(p.found);
     CHECK(p.best.num_gpus > 1);
@@ -188,9 +185,7 @@ TEST_CASE("parallel: planner finds the fewest GPUs and lists each layout") {
 TEST_CASE("parallel: FSDP no_sync keeps unsharded gradients of every unit that trains (LitGPT)") {
     // LoRA on Llama-2-7B over 2 GPUs, bf16-true: with accumulation, each decoder-layer unit (frozen base +
     // adapters in one flat parameter) keeps a gradient of all its weights; without it only shards exist.
-    json j = {{"model", "llama-2-7b"}, {"framework", "litgpt"}, {"num_gpus", 2}, {"sharding", "fsdp-full"},
-              {"method", "lora"}, {"precision", "bf16"}, {"micro_batch", 1}, {"seq_len", 1024},
-              {"checkpointing", "full"}, {"gpu", "a100-80gb"}};
+    json j = {{"model", "llama-2-7b"}, {"framework", "litgpt"}, {"num_gpus", 2}, {"sharding", "fsdp-full"}, {"method", "lora"}, {"precision", "bf16"}, {"micro_batch", 1}, {"seq_len", 1024}, {"checkpointing", "full"}, {"gpu", "a100-80gb"}};
     j["grad_accum"] = 1;
     const auto one = bill(j).peak_allocated_bytes;
     j["grad_accum"] = 8;
@@ -217,8 +212,7 @@ TEST_CASE("parallel: FSDP no_sync keeps unsharded gradients of every unit that t
 }
 
 TEST_CASE("parallel: FSDP gathers QLoRA layers in their 4-bit form") {
-    json j = {{"model", "llama-3.1-70b"}, {"framework", "torchtune"}, {"num_gpus", 8}, {"sharding", "fsdp-full"},
-              {"micro_batch", 1}, {"seq_len", 1024}, {"checkpointing", "full"}, {"gpu", "h100-80gb"}};
+    json j = {{"model", "llama-3.1-70b"}, {"framework", "torchtune"}, {"num_gpus", 8}, {"sharding", "fsdp-full"}, {"micro_batch", 1}, {"seq_len", 1024}, {"checkpointing", "full"}, {"gpu", "h100-80gb"}};
     j["method"] = "lora";
     const auto lora = bill(j).component("gathered_params");
     j["method"] = "qlora";

@@ -30,16 +30,19 @@ TEST_CASE("params: every count in param_counts_extra.json is exact") { check_cou
 TEST_CASE("params: every listed model_type has a preset and an exact or checked count") {
     // Preset id -> exact parameter count published for the HF class (source in the preset's "source" or
     // tests/data). These cover the model_types without an entry in the count files.
-    struct Case { const char* id; std::int64_t params; };
+    struct Case {
+        const char* id;
+        std::int64_t params;
+    };
     const Case cases[] = {
-        {"gpt2", 124439808},            // GPT2LMHeadModel, commonly printed num_parameters()
-        {"opt-125m", 125239296},        // param_counts.json
-        {"bert-base-cased", 108310272}, // param_counts.json (BertModel with pooler)
-        {"pythia-1b", 1011781632},      // Pythia paper / model card total
-        {"bloom-560m", 559214592},      // bigscience/bloom-560m model card
-        {"phi-2", 2779683840},          // microsoft/phi-2 safetensors total / 2 (fp16)
-        {"falcon-7b", 6921720704},      // param_counts.json
-        {"deepseek-v3", 671026419200},  // param_counts.json (MTP module excluded)
+        {"gpt2", 124439808},                // GPT2LMHeadModel, commonly printed num_parameters()
+        {"opt-125m", 125239296},            // param_counts.json
+        {"bert-base-cased", 108310272},     // param_counts.json (BertModel with pooler)
+        {"pythia-1b", 1011781632},          // Pythia paper / model card total
+        {"bloom-560m", 559214592},          // bigscience/bloom-560m model card
+        {"phi-2", 2779683840},              // microsoft/phi-2 safetensors total / 2 (fp16)
+        {"falcon-7b", 6921720704},          // param_counts.json
+        {"deepseek-v3", 671026419200},      // param_counts.json (MTP module excluded)
         {"qwen3-235b-a22b", 235093634560},  // Hub safetensors total (param_counts_extra.json)
         // 13,506,073,600 text + 403,305,472 Pixtral tower + 35,652,608 projector: the card's "13.5B + 0.4B"; the
         // tower + projector's 438,958,080 reproduce the published mmproj GGUF sizes to the byte (preset source).

@@ -51,10 +51,14 @@ double random_double(std::mt19937_64& g, int kind) {
             std::memcpy(&v, &bits, sizeof v);
             return v;
         }
-        case 1: return static_cast<double>(static_cast<std::int64_t>(g() % 2000001) - 1000000) / 1000.0;
-        case 2: return static_cast<double>(g() % 100000) / 8.0 + 0.5;
-        case 3: return std::pow(10.0, static_cast<double>(g() % 40) - 20.0) * (g() % 2 ? -1 : 1);
-        default: return std::ldexp(static_cast<double>(g() % 100000), -static_cast<int>(g() % 24));
+        case 1:
+            return static_cast<double>(static_cast<std::int64_t>(g() % 2000001) - 1000000) / 1000.0;
+        case 2:
+            return static_cast<double>(g() % 100000) / 8.0 + 0.5;
+        case 3:
+            return std::pow(10.0, static_cast<double>(g() % 40) - 20.0) * (g() % 2 ? -1 : 1);
+        default:
+            return std::ldexp(static_cast<double>(g() % 100000), -static_cast<int>(g() % 24));
     }
 }
 

@@ -140,13 +140,7 @@ std::int64_t device(json j) { return estimate(scenario(std::move(j))).device_byt
 // A Llama-shaped config.json with the given depth and width (head_dim 64, kv heads = heads / 4).
 json llama_config(int layers, int hidden) {
     const int heads = hidden / 64;
-    return {{"model_type", "llama"},          {"architectures", {"LlamaForCausalLM"}},
-            {"vocab_size", 32000},            {"hidden_size", hidden},
-            {"intermediate_size", hidden * 8 / 3 / 64 * 64},
-            {"num_hidden_layers", layers},    {"num_attention_heads", heads},
-            {"num_key_value_heads", std::max(1, heads / 4)},
-            {"max_position_embeddings", 4096}, {"rms_norm_eps", 1e-5},
-            {"tie_word_embeddings", false},   {"torch_dtype", "bfloat16"}};
+    return {{"model_type", "llama"}, {"architectures", {"LlamaForCausalLM"}}, {"vocab_size", 32000}, {"hidden_size", hidden}, {"intermediate_size", hidden * 8 / 3 / 64 * 64}, {"num_hidden_layers", layers}, {"num_attention_heads", heads}, {"num_key_value_heads", std::max(1, heads / 4)}, {"max_position_embeddings", 4096}, {"rms_norm_eps", 1e-5}, {"tie_word_embeddings", false}, {"torch_dtype", "bfloat16"}};
 }
 
 }  // namespace
@@ -193,8 +187,7 @@ TEST_CASE("properties: sharding and offload orderings per GPU") {
     for (const char* m : {"llama-3.1-8b", "qwen2.5-7b", "mixtral-8x7b-v0.1", "llama-2-13b"}) {
         for (int gpus : {2, 8, 64}) {
             INFO(m << " on " << gpus << " GPUs");
-            const json base = {{"model", m}, {"num_gpus", gpus}, {"micro_batch", 1}, {"seq_len", 1024},
-                               {"precision", "bf16-mixed"}, {"checkpointing", "full"}, {"gpu", "h100-80gb"}};
+            const json base = {{"model", m}, {"num_gpus", gpus}, {"micro_batch", 1}, {"seq_len", 1024}, {"precision", "bf16-mixed"}, {"checkpointing", "full"}, {"gpu", "h100-80gb"}};
             auto with = [&](json extra) {
                 json j = base;
                 j.merge_patch(extra);
@@ -302,8 +295,7 @@ TEST_CASE("properties: ZeRO-1 can exceed no sharding when little trains, and the
     // The documented exception to zero1 <= none: with LoRA the optimizer states ZeRO-1 shards are small,
     // while DeepSpeed's reduce bucket (reduce_bucket_size 5e8 elements) is allocated whatever trains
     // (parallel/parallel.cpp; bill/checks.cpp warns).
-    const json base = {{"model", "llama-3.1-8b"}, {"num_gpus", 8}, {"method", "lora"}, {"micro_batch", 1}, {"seq_len", 1024},
-                       {"precision", "bf16"}, {"gpu", "h100-80gb"}, {"framework", "deepspeed"}};
+    const json base = {{"model", "llama-3.1-8b"}, {"num_gpus", 8}, {"method", "lora"}, {"micro_batch", 1}, {"seq_len", 1024}, {"precision", "bf16"}, {"gpu", "h100-80gb"}, {"framework", "deepspeed"}};
     json z1 = base;
     z1["sharding"] = "zero1";
     const Bill with_zero1 = estimate(scenario(z1));

@@ -12,9 +12,10 @@ namespace {
 using test::bill;
 
 // Llama-3.1-8B decoder linears per layer as (out, in): q, k, v, o, gate, up, down; 32 layers.
-struct Linear { double out, in; };
-constexpr Linear kLayer[] = {{4096, 4096}, {1024, 4096}, {1024, 4096}, {4096, 4096},
-                             {14336, 4096}, {14336, 4096}, {4096, 14336}};
+struct Linear {
+    double out, in;
+};
+constexpr Linear kLayer[] = {{4096, 4096}, {1024, 4096}, {1024, 4096}, {4096, 4096}, {14336, 4096}, {14336, 4096}, {4096, 14336}};
 constexpr double kLayers = 32, kTotal = 8030261248.0;
 
 // AutoGPTQ QuantLinear at 4 bits, group 128: qweight int32 [in/8, out], qzeros int32 [in/128, out/8],

@@ -39,12 +39,15 @@ TEST_CASE("relatives: a renamed DeepSeek-V3 (MLA ranks) counts exactly as deepse
 }
 
 TEST_CASE("relatives: renamed configs whose structure has no unambiguous relative are refused naming the key") {
-    struct Case { const char* preset; const char* key; };
+    struct Case {
+        const char* preset;
+        const char* key;
+    };
     const Case cases[] = {
-        {"qwen3-30b-a3b", "num_experts"},             // Qwen3-MoE: q/k norms or Qwen2-MoE shared expert?
+        {"qwen3-30b-a3b", "num_experts"},  // Qwen3-MoE: q/k norms or Qwen2-MoE shared expert?
         {"qwen1.5-moe-a2.7b", "num_experts"},
-        {"mixtral-8x7b-v0.1", "num_local_experts"},   // Mixtral, Llama-4, GPT-OSS, PhiMoE all use it
-        {"gemma-2-9b", "sliding_window"},             // which layers slide is family-specific
+        {"mixtral-8x7b-v0.1", "num_local_experts"},  // Mixtral, Llama-4, GPT-OSS, PhiMoE all use it
+        {"gemma-2-9b", "sliding_window"},            // which layers slide is family-specific
         {"mistral-7b-v0.1", "sliding_window"},
     };
     for (const auto& c : cases) {
@@ -58,15 +61,18 @@ TEST_CASE("relatives: renamed configs whose structure has no unambiguous relativ
 
 TEST_CASE("relatives: hybrid, nested and windowed layer keys of an unknown type are refused naming the key") {
     const auto base = renamed("llama-3.2-1b", "acme");
-    struct Case { const char* key; nlohmann::json value; };
+    struct Case {
+        const char* key;
+        nlohmann::json value;
+    };
     const Case cases[] = {
-        {"hybrid_override_pattern", "M-M-M*-"},                                   // Nemotron-H
-        {"layers_block_type", nlohmann::json::array({"mamba", "attention"})},     // Nemotron-H (newer)
-        {"layer_types", nlohmann::json::array({"linear_attention", "full_attention"})},  // Qwen3-Next / 3.5
-        {"layer_types", nlohmann::json::array({"sliding_attention", "full_attention"})}, // Gemma-3 style
-        {"text_config", {{"hidden_size", 2048}}},                                 // multimodal wrapper
+        {"hybrid_override_pattern", "M-M-M*-"},                                           // Nemotron-H
+        {"layers_block_type", nlohmann::json::array({"mamba", "attention"})},             // Nemotron-H (newer)
+        {"layer_types", nlohmann::json::array({"linear_attention", "full_attention"})},   // Qwen3-Next / 3.5
+        {"layer_types", nlohmann::json::array({"sliding_attention", "full_attention"})},  // Gemma-3 style
+        {"text_config", {{"hidden_size", 2048}}},                                         // multimodal wrapper
         {"vision_config", {{"hidden_size", 1152}}},
-        {"n_routed_experts", 64},                                                 // experts, no MLA
+        {"n_routed_experts", 64},  // experts, no MLA
         {"num_local_experts", 16},
         {"ssm_state_size", 128},
     };

@@ -23,8 +23,7 @@ Bill bill(const json& j) {
 bool has(const Bill& b, const std::string& id) { return b.component(id) > 0; }
 
 json policy() {
-    return {{"model", "qwen2.5-1.5b"}, {"num_gpus", 2}, {"sharding", "fsdp-full"}, {"micro_batch", 2},
-            {"seq_len", 1024}, {"checkpointing", "full"}, {"gpu", "a100-80gb"}};
+    return {{"model", "qwen2.5-1.5b"}, {"num_gpus", 2}, {"sharding", "fsdp-full"}, {"micro_batch", 2}, {"seq_len", 1024}, {"checkpointing", "full"}, {"gpu", "a100-80gb"}};
 }
 
 }  // namespace

@@ -14,8 +14,7 @@ namespace {
 constexpr std::int64_t MiB = 1 << 20;
 
 Scenario vllm_on(const char* model, const char* gpu, int tp, const char* weights, const char* measure = "total-free") {
-    return test::scenario({{"model", model}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", gpu}, {"num_gpus", tp},
-                           {"tp", tp}, {"weights", weights}, {"vllm_rocm_load_measure", measure}});
+    return test::scenario({{"model", model}, {"workload", "infer"}, {"framework", "vllm"}, {"gpu", gpu}, {"num_gpus", tp}, {"tp", tp}, {"weights", weights}, {"vllm_rocm_load_measure", measure}});
 }
 }  // namespace
 

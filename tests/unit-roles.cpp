@@ -103,9 +103,7 @@ TEST_CASE("roles: the default LoRA targets are the model's query and value proje
         const char* preset;
         const char* names;  // PEFT TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING for the model type
     };
-    const Case cases[] = {{"llama-3.1-8b", "q_proj, v_proj"}, {"gpt2", "c_attn"}, {"falcon-7b", "query_key_value"},
-                          {"bert-base-uncased", "query, value"}, {"mt5-base", "q, v"}, {"baichuan-7b", "W_pack"},
-                          {"phi-3-mini-4k-instruct", "qkv_proj"}, {"qwen-7b", "c_attn"}, {"pythia-1b", "query_key_value"}};
+    const Case cases[] = {{"llama-3.1-8b", "q_proj, v_proj"}, {"gpt2", "c_attn"}, {"falcon-7b", "query_key_value"}, {"bert-base-uncased", "query, value"}, {"mt5-base", "q, v"}, {"baichuan-7b", "W_pack"}, {"phi-3-mini-4k-instruct", "qkv_proj"}, {"qwen-7b", "c_attn"}, {"pythia-1b", "query_key_value"}};
     for (const auto& c : cases) {
         INFO(c.preset);
         LoraSetup l;

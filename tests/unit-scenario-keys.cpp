@@ -145,6 +145,6 @@ TEST_CASE("scenario keys: key_range is the reader's range") {
     CHECK(rank.min == 1);
     CHECK(rank.max == 65536);
     CHECK(key_range("gpu_memory_utilization").min == find_scenario_key("gpu_memory_utilization")->min);
-    CHECK(key_range("method").max == 0);       // not a number key
+    CHECK(key_range("method").max == 0);  // not a number key
     CHECK(key_range("no-such-key").max == 0);
 }

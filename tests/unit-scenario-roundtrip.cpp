@@ -333,7 +333,8 @@ TEST_CASE("scenario round trip: 1,000 random scenarios read, write and read agai
             }
     }
     CHECK(dropped >= 100);  // the generator gives keys of the other workload often enough
-    INFO("rejected (the generator should make valid scenarios):\n" << (rejected.empty() ? "" : rejected.front()));
+    INFO("rejected (the generator should make valid scenarios):\n"
+         << (rejected.empty() ? "" : rejected.front()));
     CHECK(valid == 1000);
     CHECK(rejected.size() <= 10);
     // Every kind of input was drawn often enough to mean something.
@@ -359,8 +360,7 @@ TEST_CASE("scenario round trip: a custom GPU keeps arch and bf16, so its CUDA co
 TEST_CASE("scenario round trip: inline configs, count-only models and RLHF role models are written as given") {
     const auto& p = *test::catalog().find_model("qwen2.5-7b");
     const json config = json::parse(p.config_json);
-    const Scenario s = test::scenario({{"model", config}, {"method", "lora"},
-                                       {"rlhf", {{"algorithm", "ppo"}, {"reward", {{"model", config}}}, {"critic", {{"model", "gpt2"}}}}}});
+    const Scenario s = test::scenario({{"model", config}, {"method", "lora"}, {"rlhf", {{"algorithm", "ppo"}, {"reward", {{"model", config}}}, {"critic", {{"model", "gpt2"}}}}}});
     const json w = scenario_to_json(s);
     CHECK(w["model"] == config);
     CHECK(w["rlhf"]["reward"]["model"] == config);

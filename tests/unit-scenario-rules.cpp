@@ -70,8 +70,7 @@ TEST_CASE("rules: parallel degrees must fit the GPUs and the model") {
                     "ep", "= 1"));
     // vLLM serving: --enable-expert-parallel spreads the experts over the tp x dp ranks (vllm/config/parallel.py),
     // so tp 8 with expert parallelism on 8 GPUs is ep 8; Megatron's rule (ep divides the dp ranks) would refuse it.
-    const nlohmann::json serve = {{"model", "mixtral-8x7b-v0.1"}, {"workload", "infer"}, {"framework", "vllm"},
-                                  {"tp", 8}, {"ep", 8}, {"num_gpus", 8}};
+    const nlohmann::json serve = {{"model", "mixtral-8x7b-v0.1"}, {"workload", "infer"}, {"framework", "vllm"}, {"tp", 8}, {"ep", 8}, {"num_gpus", 8}};
     CHECK(scenario_from_json(serve, test::catalog()).ok());
     nlohmann::json half = serve;
     half["ep"] = 4;
@@ -104,8 +103,7 @@ TEST_CASE("rules: keys a method does not read are warned about") {
 TEST_CASE("plan: given degrees are kept for every framework, and checkpointing is explored") {
     for (const char* fw : {"hf", "deepspeed", "megatron", "torchtune"}) {
         INFO(fw);
-        const Scenario s = test::scenario({{"model", "llama-3.1-70b"}, {"framework", fw}, {"gpu", "a100-80gb"}, {"tp", 2},
-                                           {"pp", 2}, {"num_gpus", 4}, {"checkpointing", "full"}});
+        const Scenario s = test::scenario({{"model", "llama-3.1-70b"}, {"framework", fw}, {"gpu", "a100-80gb"}, {"tp", 2}, {"pp", 2}, {"num_gpus", 4}, {"checkpointing", "full"}});
         const Plan p = plan_gpus(s, 256);
         REQUIRE_FALSE(p.candidates.empty());
         for (const auto& c : p.candidates) {
@@ -116,8 +114,7 @@ TEST_CASE("plan: given degrees are kept for every framework, and checkpointing i
     }
     // Llama-3.1-70B with checkpointing none: the plan either fits with full checkpointing and says what
     // none needs, or says what blocks; never a bare "does not fit".
-    const Scenario none = test::scenario({{"model", "llama-3.1-70b"}, {"framework", "deepspeed"}, {"gpu", "a100-80gb"},
-                                          {"checkpointing", "none"}, {"micro_batch", 4}, {"seq_len", 4096}});
+    const Scenario none = test::scenario({{"model", "llama-3.1-70b"}, {"framework", "deepspeed"}, {"gpu", "a100-80gb"}, {"checkpointing", "none"}, {"micro_batch", 4}, {"seq_len", 4096}});
     const Plan p = plan_gpus(none, 1024);
     bool tried_full = false;
     for (const auto& c : p.candidates) tried_full = tried_full || c.checkpointing == Checkpointing::full;

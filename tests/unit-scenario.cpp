@@ -29,7 +29,8 @@ TEST_CASE("scenario: defaults follow the spec") {
 
 TEST_CASE("scenario: every problem is reported with field, value and what is allowed") {
     auto r = scenario_from_text(R"({"model": "no-such-model", "workload": "serve", "micro_batch": 0, "seq_len": -4,
-        "precision": "int3", "gpu": "gtx-480", "lora": {"rank": 0}, "num_gpus": 3, "tp": 2})", test::catalog());
+        "precision": "int3", "gpu": "gtx-480", "lora": {"rank": 0}, "num_gpus": 3, "tp": 2})",
+                                test::catalog());
     REQUIRE_FALSE(r.ok());
     const std::string t = r.error_text();
     INFO(t);
@@ -60,7 +61,8 @@ TEST_CASE("scenario: malformed documents are errors, not crashes") {
 
 TEST_CASE("scenario: inline config, custom GPU and parameter-only models") {
     auto r = scenario_from_text(R"({"model": {"model_type": "gpt2", "vocab_size": 50257, "n_embd": 768, "n_layer": 12,
-        "n_head": 12, "n_positions": 1024}, "gpu": {"name": "My card", "memory_gib": 48}})", test::catalog());
+        "n_head": 12, "n_positions": 1024}, "gpu": {"name": "My card", "memory_gib": 48}})",
+                                test::catalog());
     REQUIRE(r.ok());
     CHECK(r->gpu.memory_bytes == 48LL << 30);
     CHECK(count_parameters(r->model).total == 124439808);
@@ -78,7 +80,8 @@ TEST_CASE("scenario: unknown keys are warnings") {
 
 TEST_CASE("scenario: unknown keys of the lora, gpu, rlhf and rollout objects are warnings too (from the key table)") {
     auto r = scenario_from_text(R"({"model": "gpt2", "method": "lora", "lora": {"rnak": 4, "r": 4}, "gpu": {"name": "x", "memory_gib": 8, "vendor": "amd"},
-        "rlhf": {"algorithm": "ppo", "rollout": {"engine": "vllm", "gpu_util": 0.5}, "kl": 0.1}})", test::catalog());
+        "rlhf": {"algorithm": "ppo", "rollout": {"engine": "vllm", "gpu_util": 0.5}, "kl": 0.1}})",
+                                test::catalog());
     REQUIRE(r.ok());
     std::string all;
     for (const auto& w : r.warnings) all += w + "\n";
@@ -257,6 +260,6 @@ TEST_CASE("scenario: the writer keeps every key that differs from its default, w
     CHECK(w["micro_batch"] == 4);
     CHECK(w["compile"] == true);
     CHECK(w["n_ctx"] == 8192);
-    CHECK_FALSE(w.contains("seq_len"));  // a training key at its default, in an inference scenario
+    CHECK_FALSE(w.contains("seq_len"));       // a training key at its default, in an inference scenario
     CHECK_FALSE(w.contains("max_num_seqs"));  // a vLLM key at its default, for hf
 }

@@ -32,12 +32,12 @@ TEST_CASE("search: CostTable agrees with gallop + bisect on non-decreasing costs
     const std::int64_t cap = std::int64_t{1} << 24;
     std::mt19937_64 rng(7);
     const CostFn shapes[] = {
-        [](std::int64_t n) { return 1000 + 37 * n; },                                        // linear
-        [](std::int64_t n) { return 5000 + 3 * n + n * n / 64; },                             // quadratic (eager scores)
-        [](std::int64_t n) { return 100 * ((n + 127) / 128); },                               // steps (block rounding)
+        [](std::int64_t n) { return 1000 + 37 * n; },                                                             // linear
+        [](std::int64_t n) { return 5000 + 3 * n + n * n / 64; },                                                 // quadratic (eager scores)
+        [](std::int64_t n) { return 100 * ((n + 127) / 128); },                                                   // steps (block rounding)
         [](std::int64_t n) { return static_cast<std::int64_t>(1e6 * std::log2(1.0 + static_cast<double>(n))); },  // concave
-        [](std::int64_t n) { return n < 3000 ? 10 * n : 30000 + 1000 * (n - 3000); },         // a kink
-        [](std::int64_t) { return std::int64_t{42}; },                                        // flat
+        [](std::int64_t n) { return n < 3000 ? 10 * n : 30000 + 1000 * (n - 3000); },                             // a kink
+        [](std::int64_t) { return std::int64_t{42}; },                                                            // flat
     };
     for (const auto& shape : shapes) {
         int calls = 0;
@@ -60,6 +60,6 @@ TEST_CASE("search: a linear cost needs about two new points per budget once the 
     CHECK(first <= 8);
     for (int gib = 2; gib <= 41; ++gib) table.largest_within(static_cast<double>(gib) * 1e9, std::int64_t{1} << 24);
     CHECK(calls - first <= 2 * 40);
-    CHECK(table.largest_within(0, 10) == 0);   // nothing fits
+    CHECK(table.largest_within(0, 10) == 0);      // nothing fits
     CHECK(table.largest_within(1e18, 10) == 10);  // everything fits: the cap
 }

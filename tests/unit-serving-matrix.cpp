@@ -11,8 +11,7 @@ using namespace vramcalc;
 using nlohmann::json;
 
 TEST_CASE("serving matrix: vLLM rows are the KV pool's sequences at that context, capped by max_num_seqs") {
-    const Scenario s = test::scenario({{"model", "qwen3-14b"}, {"workload", "infer"}, {"framework", "vllm"}, {"tp", 4},
-                                       {"num_gpus", 4}, {"max_model_len", 16384}, {"gpu", "a100-80gb"}});
+    const Scenario s = test::scenario({{"model", "qwen3-14b"}, {"workload", "infer"}, {"framework", "vllm"}, {"tp", 4}, {"num_gpus", 4}, {"max_model_len", 16384}, {"gpu", "a100-80gb"}});
     const ServingMatrix m = serving_matrix(s);
     REQUIRE(m.contexts.front() == 1024);
     REQUIRE(m.contexts.back() == s.model.max_positions);  // the model's own limit closes the list

@@ -13,8 +13,8 @@
 #include "vramcalc/url_state.hpp"
 
 using namespace vramcalc;
-using nlohmann::json;
 using Catch::Matchers::WithinRel;
+using nlohmann::json;
 
 namespace {
 

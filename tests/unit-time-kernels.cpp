@@ -10,8 +10,7 @@ using namespace vramcalc;
 
 TEST_CASE("kernels: AdamW fused makes 7 passes over its states, foreach 21, the for-loop launches per tensor") {
     auto step = [](const char* impl) {
-        const Scenario s = test::scenario({{"model", "llama-3.2-1b"}, {"gpu", "h200"}, {"precision", "bf16-mixed"},
-                                           {"framework", "torchtune"}, {"adamw_impl", impl}});
+        const Scenario s = test::scenario({{"model", "llama-3.2-1b"}, {"gpu", "h200"}, {"precision", "bf16-mixed"}, {"framework", "torchtune"}, {"adamw_impl", impl}});
         return detail::optimizer_step_seconds(s, 1.2e9, 146);
     };
     // fp32 states of 1.2e9 parameters at 80 % of 4.8 TB/s.
@@ -26,8 +25,7 @@ TEST_CASE("kernels: AdamW fused makes 7 passes over its states, foreach 21, the 
 
 TEST_CASE("kernels: DoRA pays its weight norm's eager ops per adapted linear, MoE its expert loop in transformers") {
     using nlohmann::json;
-    const json lora = {{"model", "llama-3.2-1b"}, {"gpu", "h200"}, {"method", "lora"}, {"micro_batch", 1}, {"seq_len", 2048},
-                       {"lora", {{"rank", 16}, {"targets", "all-linear"}}}};
+    const json lora = {{"model", "llama-3.2-1b"}, {"gpu", "h200"}, {"method", "lora"}, {"micro_batch", 1}, {"seq_len", 2048}, {"lora", {{"rank", 16}, {"targets", "all-linear"}}}};
     json dora = lora;
     dora["lora"]["use_dora"] = true;
     // 16 layers x 7 linears x 18 ops x 26 us x 3 passes.
@@ -58,8 +56,7 @@ TEST_CASE("kernels: a layer stack's step is its kernels' time, not a borrowed MF
 
 TEST_CASE("kernels: transformers' NewGELUActivation runs its tanh formula as eager elementwise passes") {
     using nlohmann::json;
-    const json gpt2 = {{"model", "gpt2"}, {"gpu", "h200"}, {"precision", "fp32"}, {"micro_batch", 8}, {"seq_len", 1024},
-                       {"checkpointing", "none"}};
+    const json gpt2 = {{"model", "gpt2"}, {"gpu", "h200"}, {"precision", "fp32"}, {"micro_batch", 8}, {"seq_len", 1024}, {"checkpointing", "none"}};
     // 41 passes more than one GeLU kernel over the MLP's width (8 x 1024 tokens x 3072) in 12 layers, 4-byte
     // elements, at 80 % of 4.8 TB/s.
     const double passes_bytes = 8.0 * 1024 * 3072 * 12 * 4 / (0.8 * 4800e9);
@@ -85,8 +82,7 @@ TEST_CASE("kernels: tensor-core convolutions pay cuDNN's NCHW transposes, depthw
     // One 3x3 convolution, 64 -> 64 channels at 56 x 56, batch 64 on an H200, and the same shape depthwise.
     auto conv = [](int groups, const char* precision, const char* gpu = "h200") {
         const json stack = {{"input", {64, 56, 56}},
-                            {"layers", {{{"type", "conv2d"}, {"name", "c"}, {"out_channels", 64}, {"kernel_size", 3}, {"padding", 1},
-                                         {"groups", groups}, {"bias", false}}}}};
+                            {"layers", {{{"type", "conv2d"}, {"name", "c"}, {"out_channels", 64}, {"kernel_size", 3}, {"padding", 1}, {"groups", groups}, {"bias", false}}}}};
         return detail::stack_micro_batch_time(
             test::scenario({{"model", stack}, {"gpu", gpu}, {"precision", precision}, {"micro_batch", 64}}));
     };
@@ -129,8 +125,7 @@ TEST_CASE("kernels: a layer stack's CPU time is its layers' eager ops, views, co
     // nn.MultiheadAttention issues 26 ops a forward (multi_head_attention_forward's views, copies, SDPA and
     // projections), each with its backward node, at 26 us forward and 52 us backward; a layer norm one.
     const json stack = {{"input", {197, 768}},
-                        {"layers", {{{"type", "layer_norm"}, {"name", "ln"}},
-                                    {{"type", "multi_head_attention"}, {"name", "attn"}, {"embed_dim", 768}, {"num_heads", 12}}}}};
+                        {"layers", {{{"type", "layer_norm"}, {"name", "ln"}}, {{"type", "multi_head_attention"}, {"name", "attn"}, {"embed_dim", 768}, {"num_heads", 12}}}}};
     auto cpu = [&](const char* precision) {
         return detail::stack_micro_batch_time(test::scenario({{"model", stack}, {"gpu", "h200"}, {"precision", precision}, {"micro_batch", 8}}))
             .cpu_s;

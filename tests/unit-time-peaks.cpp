@@ -38,9 +38,9 @@ TEST_CASE("peaks: every GPU with a bf16 peak and a link is sourced, dense figure
     }
     const GpuSpec* h200 = test::catalog().find_gpu("h200");
     REQUIRE(h200);
-    CHECK(h200->peak_fp32_tflops == 67.0);    // NVIDIA H200 datasheet, SXM
-    CHECK(h200->peak_tf32_tflops == 494.7);   // 989 with sparsity
-    CHECK(h200->gpu_link_gbps == 450.0);      // NVLink 900 GB/s both directions
+    CHECK(h200->peak_fp32_tflops == 67.0);   // NVIDIA H200 datasheet, SXM
+    CHECK(h200->peak_tf32_tflops == 494.7);  // 989 with sparsity
+    CHECK(h200->gpu_link_gbps == 450.0);     // NVLink 900 GB/s both directions
     CHECK(pcie_gbps(h200->pcie_gen, h200->pcie_lanes) == 63.0);
 }
 
@@ -49,21 +49,18 @@ TEST_CASE("peaks: every GPU with a bf16 peak and a link is sourced, dense figure
 double rest_scale(double bandwidth) { return 0.5 + 0.5 * 2400e9 / bandwidth; }
 
 TEST_CASE("peaks: a bf16 run on the MFU's own GPU is priced exactly as executed FLOPs / (bf16 peak x MFU)") {
-    const Scenario sc = test::scenario({{"model", "llama-3.2-1b"}, {"gpu", "h100-96gb"}, {"precision", "bf16-mixed"},
-                                        {"micro_batch", 4}, {"seq_len", 2048}});
+    const Scenario sc = test::scenario({{"model", "llama-3.2-1b"}, {"gpu", "h100-96gb"}, {"precision", "bf16-mixed"}, {"micro_batch", 4}, {"seq_len", 2048}});
     const auto f = detail::training_flops(sc);
     CHECK(speed_of(estimate(sc)).compute_s == Approx(f.executed() / (989.4e12 * 0.335)).epsilon(1e-9));
     // On an H200 (4.8 TB/s) the memory-bound half of the rest takes half the time.
-    const Scenario h200 = test::scenario({{"model", "llama-3.2-1b"}, {"gpu", "h200"}, {"precision", "bf16-mixed"},
-                                          {"micro_batch", 4}, {"seq_len", 2048}});
+    const Scenario h200 = test::scenario({{"model", "llama-3.2-1b"}, {"gpu", "h200"}, {"precision", "bf16-mixed"}, {"micro_batch", 4}, {"seq_len", 2048}});
     const double rest = f.executed() * (1 / (989.4e12 * 0.335) - 1 / 989.4e12);
     CHECK(speed_of(estimate(h200)).compute_s == Approx(f.executed() / 989.4e12 + rest * rest_scale(4800e9)).epsilon(1e-9));
 }
 
 TEST_CASE("peaks: fp32 matmuls run on the FP32 units (PyTorch allows no TF32 for matmuls by default)") {
     auto gpt2 = [](const char* precision, const char* attention) {
-        return test::scenario({{"model", "gpt2"}, {"gpu", "h200"}, {"precision", precision}, {"micro_batch", 8}, {"seq_len", 1024},
-                               {"framework", "torchtune"}, {"compile", false}, {"checkpointing", "none"}, {"attention", attention}});
+        return test::scenario({{"model", "gpt2"}, {"gpu", "h200"}, {"precision", precision}, {"micro_batch", 8}, {"seq_len", 1024}, {"framework", "torchtune"}, {"compile", false}, {"checkpointing", "none"}, {"attention", attention}});
     };
     const Bill fp32 = estimate(gpt2("fp32", "sdpa")), bf16 = estimate(gpt2("bf16-mixed", "sdpa"));
     const auto f = detail::training_flops(gpt2("fp32", "sdpa"));
@@ -100,8 +97,7 @@ TEST_CASE("peaks: fp32 convolutions run on TF32 (cuDNN's default), before Ampere
 }
 
 TEST_CASE("peaks: float8 runs its linears at the FP8 peak, the attention core and the output layer at bf16") {
-    const Scenario sc = test::scenario({{"model", "llama-3.1-8b"}, {"gpu", "h100-80gb"}, {"framework", "torchtitan"},
-                                        {"precision", "bf16-mixed"}, {"float8", "tensorwise"}, {"micro_batch", 1}, {"seq_len", 8192}});
+    const Scenario sc = test::scenario({{"model", "llama-3.1-8b"}, {"gpu", "h100-80gb"}, {"framework", "torchtitan"}, {"precision", "bf16-mixed"}, {"float8", "tensorwise"}, {"micro_batch", 1}, {"seq_len", 8192}});
     const auto r = detail::matmul_rates(sc);
     CHECK(r.linear == 1979e12);
     CHECK(r.matmul == 989.4e12);
@@ -115,15 +111,13 @@ TEST_CASE("peaks: float8 runs its linears at the FP8 peak, the attention core an
 
 TEST_CASE("links: NVLink from the catalog, PCIe by generation, a custom GPU without one warns") {
     auto job = [](const nlohmann::json& gpu) {
-        return estimate(test::scenario({{"model", "llama-3.2-1b"}, {"gpu", gpu}, {"num_gpus", 4}, {"sharding", "fsdp-full"},
-                                        {"micro_batch", 1}, {"seq_len", 512}}));
+        return estimate(test::scenario({{"model", "llama-3.2-1b"}, {"gpu", gpu}, {"num_gpus", 4}, {"sharding", "fsdp-full"}, {"micro_batch", 1}, {"seq_len", 512}}));
     };
-    CHECK(detail::link_bytes_per_s(*test::catalog().find_gpu("h100-nvl"), 4) == 63e9);    // PCIe Gen5, no NVSwitch
-    CHECK(detail::link_bytes_per_s(*test::catalog().find_gpu("a100-80gb"), 4) == 300e9);  // NVLink 600 GB/s
+    CHECK(detail::link_bytes_per_s(*test::catalog().find_gpu("h100-nvl"), 4) == 63e9);             // PCIe Gen5, no NVSwitch
+    CHECK(detail::link_bytes_per_s(*test::catalog().find_gpu("a100-80gb"), 4) == 300e9);           // NVLink 600 GB/s
     CHECK(detail::link_bytes_per_s(*test::catalog().find_gpu("rtx-4060-ti-16gb"), 2) == 15.75e9);  // Gen4 x8
-    CHECK(detail::host_bytes_per_s(*test::catalog().find_gpu("t4")) == 15.75e9);  // Gen3
-    const nlohmann::json custom = {{"name", "My GPU"}, {"memory_gib", 80}, {"arch", "hopper"}, {"peak_bf16_tflops", 900},
-                                   {"memory_bandwidth_gbps", 3000}};
+    CHECK(detail::host_bytes_per_s(*test::catalog().find_gpu("t4")) == 15.75e9);                   // Gen3
+    const nlohmann::json custom = {{"name", "My GPU"}, {"memory_gib", 80}, {"arch", "hopper"}, {"peak_bf16_tflops", 900}, {"memory_bandwidth_gbps", 3000}};
     const Bill unknown = job(custom);
     CHECK(warns(unknown, "PCIe Gen4 x16"));
     nlohmann::json given = custom;
@@ -137,8 +131,7 @@ TEST_CASE("links: NVLink from the catalog, PCIe by generation, a custom GPU with
 
 TEST_CASE("links: a custom GPU's peaks and links survive the scenario writer") {
     const nlohmann::json j = {{"model", "llama-3.2-1b"},
-                              {"gpu", {{"name", "X"}, {"memory_gib", 48}, {"peak_fp32_tflops", 40}, {"peak_tf32_tflops", 80},
-                                       {"peak_bf16_tflops", 160}, {"gpu_link_gbps", 100}, {"pcie_gen", 5}, {"pcie_lanes", 8}}}};
+                              {"gpu", {{"name", "X"}, {"memory_gib", 48}, {"peak_fp32_tflops", 40}, {"peak_tf32_tflops", 80}, {"peak_bf16_tflops", 160}, {"gpu_link_gbps", 100}, {"pcie_gen", 5}, {"pcie_lanes", 8}}}};
     const Scenario a = test::scenario(j);
     const Scenario b = test::scenario(scenario_to_json(a));
     CHECK(b.gpu.peak_fp32_tflops == 40);

@@ -13,8 +13,7 @@ namespace {
 
 // A GPT block as Megatron-LM counts it: MHA, 4h MLP, untied-free (tied) head; GPT-2 layout.
 Scenario gpt(std::int64_t h, std::int64_t layers, std::int64_t heads, std::int64_t vocab, std::int64_t s, const char* ckpt) {
-    const nlohmann::json config = {{"model_type", "gpt2"}, {"vocab_size", vocab}, {"n_embd", h}, {"n_layer", layers},
-                                   {"n_head", heads}, {"n_positions", s}};
+    const nlohmann::json config = {{"model_type", "gpt2"}, {"vocab_size", vocab}, {"n_embd", h}, {"n_layer", layers}, {"n_head", heads}, {"n_positions", s}};
     return test::scenario({{"model", config}, {"micro_batch", 1}, {"seq_len", s}, {"checkpointing", ckpt}});
 }
 
@@ -57,8 +56,7 @@ TEST_CASE("time: checkpoint offload recomputes like full checkpointing, torch.co
     CHECK(off.recompute > 0);
     CHECK(off.executed() == full.executed());
     using nlohmann::json;
-    const json eager = {{"model", "llama-3.2-3b"}, {"framework", "torchtune"}, {"gpu", "a100-80gb"}, {"micro_batch", 2},
-                        {"seq_len", 4096}, {"checkpointing", "none"}};
+    const json eager = {{"model", "llama-3.2-3b"}, {"framework", "torchtune"}, {"gpu", "a100-80gb"}, {"micro_batch", 2}, {"seq_len", 4096}, {"checkpointing", "none"}};
     json compiled = eager;
     compiled["compile"] = true;
     const Bill e = estimate(test::scenario(eager)), c = estimate(test::scenario(compiled));
@@ -123,8 +121,7 @@ TEST_CASE("time: a user-set MFU scales compute, dataset_tokens gives the time fo
 
 TEST_CASE("time: a layer split decodes its stages one after another, bitsandbytes calls cost launch time") {
     using nlohmann::json;
-    const json one = {{"model", "llama-2-70b"}, {"workload", "infer"}, {"framework", "litgpt"}, {"gpu", "a100-40gb"},
-                      {"prompt_len", 8}, {"gen_len", 256}};
+    const json one = {{"model", "llama-2-70b"}, {"workload", "infer"}, {"framework", "litgpt"}, {"gpu", "a100-40gb"}, {"prompt_len", 8}, {"gen_len", 256}};
     json four = one;
     four["num_gpus"] = 4;
     four["pp"] = 4;

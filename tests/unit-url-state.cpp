@@ -33,7 +33,8 @@ void check_round_trip(const json& j) {
 
 json written(const std::string& scenario_text) {
     auto s = scenario_from_text(scenario_text, test::catalog());
-    INFO(scenario_text << "\n" << s.error_text());
+    INFO(scenario_text << "\n"
+                       << s.error_text());
     REQUIRE(s.ok());
     return scenario_to_json(*s);
 }
@@ -65,7 +66,8 @@ TEST_CASE("url state: scenario_to_json of every preset round-trips (train and in
         }
     }
     int skipped = 0;  // layer stacks skip "freeze", hybrid models everything but "infer"
-    for (const auto& m : test::catalog().models()) skipped += m.spec.stack != nullptr ? 1 : !m.spec.hybrid.pattern.empty() ? 4 : 0;
+    for (const auto& m : test::catalog().models()) skipped += m.spec.stack != nullptr ? 1 : !m.spec.hybrid.pattern.empty() ? 4
+                                                                                                                           : 0;
     CHECK(n == 5 * static_cast<int>(test::catalog().models().size()) - skipped);
     for (const auto& g : test::catalog().gpus()) check_round_trip(written(R"({"model": "gpt2", "gpu": ")" + g.id + "\"}"));
     for (const char* fw : {"hf", "torchtune", "litgpt", "deepspeed", "megatron", "vllm", "llama.cpp"})
@@ -105,18 +107,31 @@ TEST_CASE("url state: the link is readable") {
     // A hand-written link: typed values, a one-element list, '#', '+' and '%2B' both mean '+'.
     auto r = decode_url_state("#v=1&model=gpt2&micro_batch=4&lora.targets=q_proj,&sp=true&offload=optimizer+params");
     REQUIRE(r.ok());
-    CHECK(*r == json{{"model", "gpt2"}, {"micro_batch", 4}, {"lora", {{"targets", {"q_proj"}}}}, {"sp", true},
-                     {"offload", "optimizer+params"}});
+    CHECK(*r == json{{"model", "gpt2"}, {"micro_batch", 4}, {"lora", {{"targets", {"q_proj"}}}}, {"sp", true}, {"offload", "optimizer+params"}});
     CHECK(decode_url_state("v=1&offload=optimizer%2Bparams")->at("offload") == "optimizer+params");
 }
 
 TEST_CASE("url state: strings that look like numbers or literals stay strings") {
     json j = {{"model", {{"name", "1.5"}, {"parameters", 1500000000}}},
-              {"a", "true"}, {"b", "null"}, {"c", ""}, {"d", "'quoted"}, {"e", "~tilde"}, {"f", "-0"},
-              {"g", json::array({"", "x,y", "1", 2, 2.5, true, nullptr})}, {"h", json::array()},
-              {"i", json::object()}, {"j", json::array({json::object({{"k", 1}})})}, {"k", 1e300},
-              {"l", -7}, {"m", 18446744073709551615ULL}, {"n", "ünïcödé ✓"}, {"o", {{"", 1}}},
-              {"p", {{"x.y", {{"z", "a&b=c"}}}}}, {"q", json::array({"only"})}, {"r", 1.0}, {"s", "00"}};
+              {"a", "true"},
+              {"b", "null"},
+              {"c", ""},
+              {"d", "'quoted"},
+              {"e", "~tilde"},
+              {"f", "-0"},
+              {"g", json::array({"", "x,y", "1", 2, 2.5, true, nullptr})},
+              {"h", json::array()},
+              {"i", json::object()},
+              {"j", json::array({json::object({{"k", 1}})})},
+              {"k", 1e300},
+              {"l", -7},
+              {"m", 18446744073709551615ULL},
+              {"n", "ünïcödé ✓"},
+              {"o", {{"", 1}}},
+              {"p", {{"x.y", {{"z", "a&b=c"}}}}},
+              {"q", json::array({"only"})},
+              {"r", 1.0},
+              {"s", "00"}};
     check_round_trip(j);
     CHECK((*decode_url_state(encode_url_state(j)))["f"].is_string());
     CHECK((*decode_url_state(encode_url_state(j)))["r"].is_number_float());
@@ -132,7 +147,7 @@ TEST_CASE("url state: broken links give a clear error naming the field") {
     CHECK(first_error("v=1&gpt%zz=1").find("bad percent-encoding in the key") != std::string::npos);
     CHECK(first_error("v=1&config=abc$").find("config: not valid base64url (character 4") == 0);
     CHECK(first_error("v=1&config=a").find("config: not valid base64url") == 0);
-    CHECK(first_error("v=1&config=e30x").find("config:") == 0);                        // "{}" + junk
+    CHECK(first_error("v=1&config=e30x").find("config:") == 0);                                                    // "{}" + junk
     CHECK(first_error("v=1&config=" + std::string("WzE")).find("does not hold valid JSON") != std::string::npos);  // "[1"
     CHECK(first_error("v=1&config=WzFd") == "config: expected a config.json object, got JSON of another type");
     {

@@ -62,15 +62,13 @@ TEST_CASE("validate: measured runs produce the summary the CLI prints") {
 
 TEST_CASE("validate: a reading right after the model is built compares the weights and adapters") {
     using nlohmann::json;
-    const json scenario = {{"model", "llama-3.2-3b"}, {"framework", "torchtune"}, {"method", "lora"}, {"precision", "bf16"},
-                           {"lora", {{"rank", 64}, {"targets", "all-linear"}}}, {"gpu", "a100-80gb"}};
+    const json scenario = {{"model", "llama-3.2-3b"}, {"framework", "torchtune"}, {"method", "lora"}, {"precision", "bf16"}, {"lora", {{"rank", 64}, {"targets", "all-linear"}}}, {"gpu", "a100-80gb"}};
     const Bill b = estimate(test::scenario(scenario));
     const double loaded = static_cast<double>(b.component("weights") + b.component("lora"));
     REQUIRE(b.component("lora") > 0);
     REQUIRE(b.component("optimizer") > 0);  // the run's optimizer states exist at its peak, not at load
     auto run = [&](const char* metric, const char* stage) {
-        const json ref = json::array({{{"id", "x"}, {"source", "s"}, {"scenario", scenario},
-                                       {"measured", {{"bytes", 1e9}, {"metric", metric}, {"stage", stage}}}}});
+        const json ref = json::array({{{"id", "x"}, {"source", "s"}, {"scenario", scenario}, {"measured", {{"bytes", 1e9}, {"metric", metric}, {"stage", stage}}}}});
         auto r = validate_reference(ref, test::catalog());
         REQUIRE(r.ok());
         return r->entries.front();

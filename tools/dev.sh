@@ -25,6 +25,7 @@ PACKAGES=(
   libyaml-cpp-dev                    # YAML of imported configs (vramcalc import); wasm: its source package
   emscripten                         # the wasm build (uses Debian's clang-14, lld, binaryen)
   clang-14 libclang-rt-14-dev        # sanitizer build (ASan + UBSan) and libFuzzer targets
+  clang-format-14                    # the C++ sources' style (.clang-format, tools/check_format.sh)
   libglfw3-dev libgl-dev             # the native desktop app
   xvfb xauth                         # running the desktop app headless in tests
   chromium                           # page tests in a real browser
@@ -176,8 +177,9 @@ sanitizer_tests() {
 
 run_tests() {
   local rc=0
-  say "native checks (the CLI, the desktop app, docs; the unit tests run in the wasm and sanitizer builds)"
+  say "native checks (the CLI, the desktop app, docs, the C++ style; the unit tests run in the wasm and sanitizer builds)"
   ctest --test-dir "$BUILD_NATIVE" --output-on-failure -j "$JOBS" || rc=1
+  bash "$ROOT/tools/check_format.sh" || rc=1
   say "wasm tests (under Node)"
   ctest --test-dir "$BUILD_WASM" --output-on-failure -j "$JOBS" || rc=1
   sanitizer_tests || rc=1

@@ -16,8 +16,7 @@
 // sizes: n font sizes in pixels; codes: m code points. Writes per size {ascent, descent, pixel size drawn}
 // to `metrics` and per (size, code point) {x, y, w, h, left, top, advance} to `glyphs`, and returns a
 // malloc'ed width x height alpha bitmap (the caller owns it).
-EM_JS(unsigned char*, js_raster_glyphs, (const float* sizes, int n, const int* codes, int m, float* metrics,
-                                         float* glyphs, int* width, int* height), {
+EM_JS(unsigned char*, js_raster_glyphs, (const float* sizes, int n, const int* codes, int m, float* metrics, float* glyphs, int* width, int* height), {
     var r = vramcalcPage.rasterGlyphs(Array.from(HEAPF32.subarray(sizes >> 2, (sizes >> 2) + n)),
                                       Array.from(HEAP32.subarray(codes >> 2, (codes >> 2) + m)));
     HEAPF32.set(r.metrics, metrics >> 2);
@@ -57,7 +56,7 @@ bool build(ImFontAtlas* atlas) {
     atlas->TexWidth = w;
     atlas->TexHeight = h;
     atlas->TexUvScale = ImVec2(1.0f / static_cast<float>(w), 1.0f / static_cast<float>(h));
-    atlas->TexPixelsAlpha8 = alpha;  // freed by ImGui (IM_FREE is free() here)
+    atlas->TexPixelsAlpha8 = alpha;       // freed by ImGui (IM_FREE is free() here)
     for (auto& r : atlas->CustomRects) {  // page.js leaves the top-left 4x4 pixels empty for them
         r.X = 0;
         r.Y = 0;

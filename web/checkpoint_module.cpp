@@ -31,8 +31,7 @@ EMSCRIPTEN_KEEPALIVE void ckpt_fail(const char* why) {
 //  "bytes", then "error", or "by_dtype" {dtype: bytes}, "total", "tensors", "format"}.
 EMSCRIPTEN_KEEPALIVE const char* ckpt_state() {
     const auto& r = *g_reader;
-    nlohmann::json j = {{"busy", r.next() != nullptr}, {"files_read", r.files_read()}, {"files", r.files_total()},
-                        {"requests", r.requests()}, {"bytes", r.bytes_received()}};
+    nlohmann::json j = {{"busy", r.next() != nullptr}, {"files_read", r.files_read()}, {"files", r.files_total()}, {"requests", r.requests()}, {"bytes", r.bytes_received()}};
     if (const vramcalc::ByteRange* q = r.next()) {
         j["file"] = q->file;
         j["first"] = q->first;

@@ -17,10 +17,33 @@ namespace {
 
 // DOM keyCodes (KeyboardEvent.keyCode) ImGui's key map and modifiers name; page.js sends these numbers.
 enum DomKey {
-    kBackspace = 8, kTab = 9, kEnter = 13, kShift = 16, kCtrl = 17, kAlt = 18, kEscape = 27, kSpace = 32,
-    kPageUp = 33, kPageDown = 34, kEnd = 35, kHome = 36, kLeft = 37, kUp = 38, kRight = 39, kDown = 40,
-    kInsert = 45, kDelete = 46, kA = 65, kC = 67, kV = 86, kX = 88, kY = 89, kZ = 90,
-    kMetaLeft = 91, kMetaRight = 93, kMetaFirefox = 224  // Cmd works as Ctrl
+    kBackspace = 8,
+    kTab = 9,
+    kEnter = 13,
+    kShift = 16,
+    kCtrl = 17,
+    kAlt = 18,
+    kEscape = 27,
+    kSpace = 32,
+    kPageUp = 33,
+    kPageDown = 34,
+    kEnd = 35,
+    kHome = 36,
+    kLeft = 37,
+    kUp = 38,
+    kRight = 39,
+    kDown = 40,
+    kInsert = 45,
+    kDelete = 46,
+    kA = 65,
+    kC = 67,
+    kV = 86,
+    kX = 88,
+    kY = 89,
+    kZ = 90,
+    kMetaLeft = 91,
+    kMetaRight = 93,
+    kMetaFirefox = 224  // Cmd works as Ctrl
 };
 
 bool valid_key(const ImGuiIO& io, int key) { return key > 0 && key < IM_ARRAYSIZE(io.KeysDown); }
@@ -28,13 +51,7 @@ bool valid_key(const ImGuiIO& io, int key) { return key > 0 && key < IM_ARRAYSIZ
 }  // namespace
 
 void setup_keys(ImGuiIO& io) {
-    const int map[][2] = {{ImGuiKey_Tab, kTab}, {ImGuiKey_LeftArrow, kLeft}, {ImGuiKey_RightArrow, kRight},
-                          {ImGuiKey_UpArrow, kUp}, {ImGuiKey_DownArrow, kDown}, {ImGuiKey_PageUp, kPageUp},
-                          {ImGuiKey_PageDown, kPageDown}, {ImGuiKey_Home, kHome}, {ImGuiKey_End, kEnd},
-                          {ImGuiKey_Insert, kInsert}, {ImGuiKey_Delete, kDelete}, {ImGuiKey_Backspace, kBackspace},
-                          {ImGuiKey_Space, kSpace}, {ImGuiKey_Enter, kEnter}, {ImGuiKey_Escape, kEscape},
-                          {ImGuiKey_KeyPadEnter, kEnter}, {ImGuiKey_A, kA}, {ImGuiKey_C, kC}, {ImGuiKey_V, kV},
-                          {ImGuiKey_X, kX}, {ImGuiKey_Y, kY}, {ImGuiKey_Z, kZ}};
+    const int map[][2] = {{ImGuiKey_Tab, kTab}, {ImGuiKey_LeftArrow, kLeft}, {ImGuiKey_RightArrow, kRight}, {ImGuiKey_UpArrow, kUp}, {ImGuiKey_DownArrow, kDown}, {ImGuiKey_PageUp, kPageUp}, {ImGuiKey_PageDown, kPageDown}, {ImGuiKey_Home, kHome}, {ImGuiKey_End, kEnd}, {ImGuiKey_Insert, kInsert}, {ImGuiKey_Delete, kDelete}, {ImGuiKey_Backspace, kBackspace}, {ImGuiKey_Space, kSpace}, {ImGuiKey_Enter, kEnter}, {ImGuiKey_Escape, kEscape}, {ImGuiKey_KeyPadEnter, kEnter}, {ImGuiKey_A, kA}, {ImGuiKey_C, kC}, {ImGuiKey_V, kV}, {ImGuiKey_X, kX}, {ImGuiKey_Y, kY}, {ImGuiKey_Z, kZ}};
     for (const auto& m : map) io.KeyMap[m[0]] = m[1];
 }
 
@@ -118,8 +135,8 @@ EMSCRIPTEN_KEEPALIVE int vramcalc_scroll(double x, double y, double dx, double d
     auto& p = page();
     if (!p.app) return 0;
     const float scale = p.canvas.scale();
-    double unit = 1;                          // CSS pixels per delta unit
-    if (mode == 1) unit = 33;                 // lines: 3 lines (Firefox's notch) scroll 100 px (Chrome's notch)
+    double unit = 1;                                    // CSS pixels per delta unit
+    if (mode == 1) unit = 33;                           // lines: 3 lines (Firefox's notch) scroll 100 px (Chrome's notch)
     if (mode == 2) unit = p.canvas.css_height * 0.875;  // pages: most of the visible height
     const bool moved = vramcalc::ui::scroll_at(p.app->state(), ImVec2(static_cast<float>(x) * scale, static_cast<float>(y) * scale),
                                                ImVec2(static_cast<float>(dx * unit) * scale, static_cast<float>(dy * unit) * scale), ms);

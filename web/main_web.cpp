@@ -66,8 +66,7 @@ EM_JS(void, js_canvas_size, (int* w, int* h, double* css_w, double* css_h), {
 });
 // A WebGL 2 context on the canvas, made current for the gl* calls (Emscripten's GL object).
 EM_JS(int, js_create_gl_context, (), {
-    var h = GL.createContext(Module.canvas, {majorVersion: 2, minorVersion: 0, alpha: true, depth: false, stencil: false,
-                                             antialias: false, premultipliedAlpha: true, preserveDrawingBuffer: false});
+    var h = GL.createContext(Module.canvas, {majorVersion : 2, minorVersion : 0, alpha : true, depth : false, stencil : false, antialias : false, premultipliedAlpha : true, preserveDrawingBuffer : false});
     return h && GL.makeContextCurrent(h) ? h : 0;
 });
 

@@ -39,7 +39,8 @@ public:
 // A touch or a key reaches ImGui one step per frame, as a mouse or keyboard would have: ImGui 1.86 reads
 // the state once per frame, so a press and a release in one frame are lost.
 struct Step {
-    enum Kind { Pointer, Key } kind = Pointer;
+    enum Kind { Pointer,
+                Key } kind = Pointer;
     float x = -FLT_MAX, y = -FLT_MAX;  // pointer: framebuffer pixels (-FLT_MAX: no pointer)
     bool down = false;                 // pointer: button held; key: pressed
     int key = 0;                       // key: the DOM keyCode (input_web.cpp's key map)
@@ -58,20 +59,20 @@ struct Page {
     std::unique_ptr<ui::App> app;
     Canvas canvas;
     float dpr = 0;
-    int frames_left = 0;               // frames still to draw before the loop stops asking for animation frames
+    int frames_left = 0;  // frames still to draw before the loop stops asking for animation frames
     long frames_drawn = 0;
-    double last_time = 0;              // ms, of the last frame
+    double last_time = 0;  // ms, of the last frame
     bool first = true;
     std::deque<Step> steps;
     std::vector<int> pressed;          // keys pressed since the last frame began
     ImVec2 mouse{-FLT_MAX, -FLT_MAX};  // the mouse in framebuffer pixels (-FLT_MAX: not over the canvas)
     bool mouse_down[3] = {};
-    bool mouse_clicked[3] = {};        // pressed since the last frame (a click shorter than a frame still counts)
-    bool touch_pointer = false;        // the last pointer was a finger: the mouse position is stale
-    int text_kind = -1;                // ui::text_input_kind() as the page was last told
+    bool mouse_clicked[3] = {};  // pressed since the last frame (a click shorter than a frame still counts)
+    bool touch_pointer = false;  // the last pointer was a finger: the mouse position is stale
+    int text_kind = -1;          // ui::text_input_kind() as the page was last told
     int cursor = ImGuiMouseCursor_Arrow;
-    float content_height = 0;          // ?embed=1: the last height sent to the host (CSS pixels)
-    std::string reply;                 // strings returned to JS (valid until the next call)
+    float content_height = 0;  // ?embed=1: the last height sent to the host (CSS pixels)
+    std::string reply;         // strings returned to JS (valid until the next call)
 };
 Page& page();
 

@@ -179,7 +179,8 @@ int main(int argc, char** argv) {
 
     const auto& catalog = vramcalc::builtin_catalog();
     if (!catalog.ok()) {
-        std::cerr << "vramcalc-desktop: the built-in presets are broken:\n" << catalog.error_text() << "\n";
+        std::cerr << "vramcalc-desktop: the built-in presets are broken:\n"
+                  << catalog.error_text() << "\n";
         return 1;
     }
     DesktopPlatform platform;
@@ -286,7 +287,8 @@ int main(int argc, char** argv) {
                   << "device_bytes=" << r.bill.device_bytes << " peak_allocated_bytes=" << r.bill.peak_allocated_bytes
                   << " peak_reserved_bytes=" << r.bill.peak_reserved_bytes << "\n";
     else
-        std::cout << "scenario problems:\n" << r.errors << "\n";
+        std::cout << "scenario problems:\n"
+                  << r.errors << "\n";
     if (opt.screenshot.empty()) {
         glfwGetWindowSize(window, &w, &h);
         platform.save_setting("window", json::array({w, h}).dump());

@@ -15,8 +15,7 @@ namespace vramcalc::ui {
 using json = nlohmann::json;
 
 json default_scenario() {
-    return {{"model", "llama-3.1-8b"}, {"workload", "train"}, {"framework", "hf"}, {"method", "lora"},
-            {"precision", "bf16"},     {"gpu", "h100-80gb"},   {"micro_batch", 4},  {"seq_len", 2048}};
+    return {{"model", "llama-3.1-8b"}, {"workload", "train"}, {"framework", "hf"}, {"method", "lora"}, {"precision", "bf16"}, {"gpu", "h100-80gb"}, {"micro_batch", 4}, {"seq_len", 2048}};
 }
 
 App::App(const Catalog& catalog, Platform& platform) {
@@ -74,7 +73,7 @@ void App::on_file(const std::string& name, const std::string& bytes) {
     if (j.contains("model")) {  // a scenario file
         set_scenario(std::move(j));
         set_status(st_, "Opened scenario " + name);
-    } else {                    // a config.json: keep the rest of the scenario
+    } else {  // a config.json: keep the rest of the scenario
         st_.scenario["model"] = std::move(j);
         st_.dirty = true;
         set_status(st_, "Using model config " + name);

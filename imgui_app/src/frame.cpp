@@ -39,7 +39,8 @@ void Answers(AppState& st, bool with_verdict = true) {
 void VerdictStrip(AppState& st, ImVec2 at, float width) {
     const Bill& b = st.results.bill;
     const Fit fit = fit_of_verdict(verdict_of(b));
-    const char* word = fit == Fit::within_target ? "Fits" : fit == Fit::above_target ? "Tight" : "Does not fit";
+    const char* word = fit == Fit::within_target ? "Fits" : fit == Fit::above_target ? "Tight"
+                                                                                     : "Does not fit";
     char figures[64];
     std::snprintf(figures, sizeof figures, ": %.1f of %.1f GiB. See the verdict###verdict-strip", static_cast<double>(b.device_bytes) / kGiB,
                   static_cast<double>(b.gpu.memory_bytes) / kGiB);

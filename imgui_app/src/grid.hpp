@@ -16,8 +16,8 @@ namespace vramcalc::ui {
 
 struct GridColumn {
     const char* label;
-    float width = 0;                 // pixels; 0 shares what the fixed columns leave
-    bool descending_first = false;   // a sortable header's first click sorts from the largest
+    float width = 0;                // pixels; 0 shares what the fixed columns leave
+    bool descending_first = false;  // a sortable header's first click sorts from the largest
 };
 
 // How a sortable grid is sorted; the caller keeps it between frames.
@@ -51,8 +51,8 @@ private:
     void end_row();
 
     std::vector<GridColumn> columns_;
-    std::vector<float> left_;        // each column's left edge, screen x
-    float x0_ = 0, x1_ = 0;          // the grid's screen x extent
+    std::vector<float> left_;  // each column's left edge, screen x
+    float x0_ = 0, x1_ = 0;    // the grid's screen x extent
     float row_top_ = 0, row_bottom_ = 0;
     float saved_work_max_x_ = 0;
     int cell_ = -1, rows_ = 0;

@@ -5,7 +5,6 @@
 #include "ui.hpp"
 #include "vramcalc/json_text.hpp"
 
-
 namespace vramcalc::ui {
 
 bool import_into(AppState& st, const std::string& name, const std::string& text) {

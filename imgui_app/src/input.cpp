@@ -185,7 +185,7 @@ void keyboard_tab(AppState& st) {
         for (const TabStop& s : *list)
             if (s.id == g.NavId && !g.NavDisableHighlight) nav.focus_label = s.label;
     if (nav.tab_key < 0 || !ImGui::IsKeyPressed(nav.tab_key) || io.KeyCtrl || io.KeyAlt || nav.stops.empty()) return;
-    st.anchor = {};  // the keyboard moves the view now
+    st.anchor = {};                         // the keyboard moves the view now
     if (g.OpenPopupStack.Size > 0) return;  // a combo or menu is open: Escape closes it first
     const int n = static_cast<int>(nav.stops.size());
     int at = -1;

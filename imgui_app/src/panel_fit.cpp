@@ -37,13 +37,17 @@ void catalog_cell(AppState& st, const CatalogFit& f, int field, const Grid& grid
             if (at.x + size.x > right && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", f.gpu.name.c_str());
             break;
         }
-        case 1: ImGui::Text("%.1f", static_cast<double>(f.gpu.memory_bytes) / kGiB); break;
+        case 1:
+            ImGui::Text("%.1f", static_cast<double>(f.gpu.memory_bytes) / kGiB);
+            break;
         case 2: {
             const Fit fit = fit_of_verdict(f.verdict);  // the GPU's own bill's verdict, as the verdict line's
             ImGui::TextColored(fit_color(fit), "%s", fit_word(fit));
             break;
         }
-        case 3: ImGui::Text("%.1f", static_cast<double>(f.device_bytes) / kGiB); break;
+        case 3:
+            ImGui::Text("%.1f", static_cast<double>(f.device_bytes) / kGiB);
+            break;
         case 4:
             if (f.max_batch > 0) ImGui::Text("%lld", static_cast<long long>(f.max_batch));
             else ImGui::TextDisabled("none");  // not even 1
@@ -76,8 +80,9 @@ std::vector<std::string> fit_lines(const Results& r) {
         return *n > 0 ? std::to_string(*n) + " tokens" : std::string("none fits, not even 1 token");
     };
     if (sc.model.count_only) {  // {"name", "parameters"}: nothing grows with the batch or the length
-        out.emplace_back("No largest batch or longest sequence: a model known only by its parameter count has no layers to size "
-                         "activations or a KV cache by.");
+        out.emplace_back(
+            "No largest batch or longest sequence: a model known only by its parameter count has no layers to size "
+            "activations or a KV cache by.");
     } else if (sc.model.stack) {  // a layer stack: no sequence to solve for
         add("Largest %s on the %s at %.0f %%: %s", train ? "micro-batch" : "batch", gpu, util,
             train ? max_micro_batch_text(b).c_str() : count_text(b.max_batch.value_or(0)).c_str());
@@ -150,11 +155,17 @@ void GuiFit(AppState& st) {
     }
     auto key = [&](const CatalogFit& f) -> double {
         switch (st.catalog_sort_column) {
-            case 1: return static_cast<double>(f.gpu.memory_bytes);
-            case 2: return f.verdict == Verdict::fits ? 2 : f.verdict == Verdict::fits_above_target ? 1 : 0;
-            case 3: return static_cast<double>(f.device_bytes);
-            case 5: return static_cast<double>(train ? f.max_seq_len : f.max_context);
-            default: return static_cast<double>(f.max_batch);
+            case 1:
+                return static_cast<double>(f.gpu.memory_bytes);
+            case 2:
+                return f.verdict == Verdict::fits ? 2 : f.verdict == Verdict::fits_above_target ? 1
+                                                                                                : 0;
+            case 3:
+                return static_cast<double>(f.device_bytes);
+            case 5:
+                return static_cast<double>(train ? f.max_seq_len : f.max_context);
+            default:
+                return static_cast<double>(f.max_batch);
         }
     };
     // Ties keep the catalog's order (a plain sort on an index: smaller code than stable_sort).
@@ -182,12 +193,15 @@ void GuiFit(AppState& st) {
     ImGui::EndChild();
     ImGui::PushTextWrapPos(0);
     if (b.serving_budget)
-        ImGui::TextDisabled("Click a GPU to choose it. Fits: yes when vLLM's KV pool holds the batch, tight when it holds fewer "
-                            "(the rest wait), no when vLLM cannot start. Needs GiB: its budget (gpu_memory_utilization) and "
-                            "what lies outside it; max: the sequences its pool holds.");
+        ImGui::TextDisabled(
+            "Click a GPU to choose it. Fits: yes when vLLM's KV pool holds the batch, tight when it holds fewer "
+            "(the rest wait), no when vLLM cannot start. Needs GiB: its budget (gpu_memory_utilization) and "
+            "what lies outside it; max: the sequences its pool holds.");
     else
-        ImGui::TextDisabled("Click a GPU to choose it. Fits: yes within the %.0f %% target, tight above it. Needs GiB: at this "
-                            "scenario's batch; max: within the target utilisation.", util * 100);
+        ImGui::TextDisabled(
+            "Click a GPU to choose it. Fits: yes within the %.0f %% target, tight above it. Needs GiB: at this "
+            "scenario's batch; max: within the target utilisation.",
+            util * 100);
     ImGui::PopTextWrapPos();
 }
 

@@ -53,7 +53,7 @@ void model_breakdown(const AppState& st) {
         ImGui::TextDisabled("layer stack: %zu layers, input %s per sample", m.stack->layers.size(), shape.c_str());
     } else {
         ImGui::TextDisabled("%s: %lld layers, hidden %lld, %lld heads (%lld KV), vocab %lld", m.model_type.c_str(),
-                        static_cast<long long>(m.layers), static_cast<long long>(m.hidden), static_cast<long long>(m.heads),
+                            static_cast<long long>(m.layers), static_cast<long long>(m.hidden), static_cast<long long>(m.heads),
                             static_cast<long long>(m.kv_heads), static_cast<long long>(m.vocab));
     }
     ImGui::PopTextWrapPos();
@@ -97,7 +97,7 @@ void GuiModel(AppState& st) {
     const std::string current = model.is_string() ? model.get<std::string>() : "";
     if (model.is_object() && model.contains("layers"))
         ImGui::TextWrapped("Model: your layer stack (%s, %zu layers listed)", w::text_at(model, "name", "unnamed").c_str(),
-                    model["layers"].is_array() ? model["layers"].size() : std::size_t{0});
+                           model["layers"].is_array() ? model["layers"].size() : std::size_t{0});
     else if (model.is_object())
         ImGui::TextWrapped("Model: your config.json (%s)", w::text_at(model, "model_type", "unknown type").c_str());
     else if (const ModelPreset* p = st.catalog->find_model(current))
@@ -160,8 +160,9 @@ static void model_source(AppState& st) {
     // Another tool's config is the quickest way in for people who already run one: said where the model
     // is chosen, not only inside the folded node below.
     ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("Import a config you run with: paste (Ctrl+V) or drop a vllm serve line, DeepSpeed, accelerate, "
-                        "LLaMA-Factory, axolotl, torchtune or Hugging Face config anywhere on the page.");
+    ImGui::TextDisabled(
+        "Import a config you run with: paste (Ctrl+V) or drop a vllm serve line, DeepSpeed, accelerate, "
+        "LLaMA-Factory, axolotl, torchtune or Hugging Face config anywhere on the page.");
     ImGui::PopTextWrapPos();
     if (st.platform->can_open_file()) {
         if (ImGui::Button("Import a config file...")) st.platform->open_file_dialog();

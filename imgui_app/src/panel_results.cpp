@@ -40,13 +40,15 @@ void problems_box(const AppState& st) {
 
 Fit fit_of_verdict(Verdict v) {
     switch (v) {  // the core's rule (bill_format.hpp)
-        case Verdict::fits: return Fit::within_target;
-        case Verdict::fits_above_target: return Fit::above_target;
-        case Verdict::does_not_fit: break;
+        case Verdict::fits:
+            return Fit::within_target;
+        case Verdict::fits_above_target:
+            return Fit::above_target;
+        case Verdict::does_not_fit:
+            break;
     }
     return Fit::no;
 }
-
 
 // "Rule of thumb: 17.95 GiB, -3 % against this bill ..." (bill_format.hpp rule_of_thumb_comparison).
 std::string rule_of_thumb_line(const Bill& b) {
@@ -92,7 +94,8 @@ namespace {
 Fit fit_of_bill(const Bill& b) { return fit_of_verdict(verdict_of(b)); }
 
 // An advice row's state as the core judged its bill (vLLM: its pool against the batch, not the target).
-Fit fit_of_advice(const Advice& a) { return a.within_target ? Fit::within_target : a.fits ? Fit::above_target : Fit::no; }
+Fit fit_of_advice(const Advice& a) { return a.within_target ? Fit::within_target : a.fits ? Fit::above_target
+                                                                                          : Fit::no; }
 
 // "largest batch 8", or what batch 1 does when none is within the target (never "largest batch 0").
 std::string largest_text(const Advice& a, const char* batch) {
@@ -150,14 +153,18 @@ void quick_fixes(AppState& st) {
 
 ImVec4 fit_color(Fit f) {
     switch (f) {
-        case Fit::within_target: return ImVec4(0.09f, 0.42f, 0.18f, 1.0f);  // #176b2f: 6.6:1 on white
-        case Fit::above_target: return ImVec4(0.54f, 0.35f, 0.0f, 1.0f);    // #8a5a00: 5.9:1 on white
-        case Fit::no: break;
+        case Fit::within_target:
+            return ImVec4(0.09f, 0.42f, 0.18f, 1.0f);  // #176b2f: 6.6:1 on white
+        case Fit::above_target:
+            return ImVec4(0.54f, 0.35f, 0.0f, 1.0f);  // #8a5a00: 5.9:1 on white
+        case Fit::no:
+            break;
     }
-    return ImVec4(0.70f, 0.15f, 0.12f, 1.0f);                               // #b3261e: 6.5:1 on white
+    return ImVec4(0.70f, 0.15f, 0.12f, 1.0f);  // #b3261e: 6.5:1 on white
 }
 
-const char* fit_word(Fit f) { return f == Fit::within_target ? "yes" : f == Fit::above_target ? "tight" : "no"; }
+const char* fit_word(Fit f) { return f == Fit::within_target ? "yes" : f == Fit::above_target ? "tight"
+                                                                                              : "no"; }
 
 void GuiVerdict(AppState& st) {
     if (!st.load_error.empty()) {
@@ -268,8 +275,9 @@ void GuiBill(AppState& st) {
                         b.peak_phase.empty() ? "inference" : b.peak_phase.c_str());
     if (b.needed_bytes != b.device_bytes) {
         ImGui::Text("Needed to run: %s", gib(b.needed_bytes).c_str());
-        ImGui::TextDisabled("= allocated + what the caching allocator holds in segments with a live block + CUDA context: "
-                            "when the GPU runs out, the allocator frees the rest of its cache and retries");
+        ImGui::TextDisabled(
+            "= allocated + what the caching allocator holds in segments with a live block + CUDA context: "
+            "when the GPU runs out, the allocator frees the rest of its cache and retries");
     }
     if (b.cpu_bytes > 0) ImGui::Text("Host (CPU) memory: %s", gib(b.cpu_bytes).c_str());
     if (b.kv_pool_bytes)
@@ -354,7 +362,8 @@ void GuiAdvisor(AppState& st) {
             ImGui::Text("%s", gib(a.saving_bytes, 1).c_str());
             grid.next_cell();
             const Fit fit = fit_of_advice(a);
-            ImGui::TextColored(fit_color(fit), "%s %s", gib(a.device_bytes, 1).c_str(), fit == Fit::within_target ? "fits" : fit == Fit::above_target ? "tight" : "no");
+            ImGui::TextColored(fit_color(fit), "%s %s", gib(a.device_bytes, 1).c_str(), fit == Fit::within_target ? "fits" : fit == Fit::above_target ? "tight"
+                                                                                                                                                      : "no");
             grid.next_cell();
             if (a.max_batch > 0) ImGui::Text("%lld", static_cast<long long>(a.max_batch));
             else ImGui::TextDisabled("none");  // not even 1 within the target

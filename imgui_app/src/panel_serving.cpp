@@ -35,8 +35,10 @@ void GuiServing(AppState& st) {
     if (m.empty()) return;
     const float fs = ImGui::GetFontSize();
     ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("Sequences served at once on the %s for each context length (prompt + generated tokens): a filled "
-                        "cell fits, the right column is the most that fit.", st.results.bill.gpu.name.c_str());
+    ImGui::TextDisabled(
+        "Sequences served at once on the %s for each context length (prompt + generated tokens): a filled "
+        "cell fits, the right column is the most that fit.",
+        st.results.bill.gpu.name.c_str());
     ImGui::PopTextWrapPos();
 
     const auto cols = static_cast<int>(m.concurrency.size());

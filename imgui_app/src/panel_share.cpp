@@ -47,8 +47,7 @@ void save_bill(AppState& st, const Format& f) { set_status(st, st.platform->save
 void copy_link(AppState& st) {
     const std::string state = encode_state(st);
     if (state.size() > kUrlStateMaxChars) {
-        set_status(st, "This scenario is too large to share as a link (" + std::to_string(state.size() / 1024) + " KiB; a link carries at most " +
-                           std::to_string(kUrlStateMaxChars / 1024) + " KiB): copy the text under \"Scenario JSON\" and share that file instead.",
+        set_status(st, "This scenario is too large to share as a link (" + std::to_string(state.size() / 1024) + " KiB; a link carries at most " + std::to_string(kUrlStateMaxChars / 1024) + " KiB): copy the text under \"Scenario JSON\" and share that file instead.",
                    true);
         return;
     }
@@ -64,7 +63,8 @@ void copy_link(AppState& st) {
 std::string embed_snippet(const AppState& st) {
     std::string src;
     for (char c : embed_link(st)) src += c == '&' ? std::string("&amp;") : std::string(1, c);
-    return "<iframe src=\"" + src + "\"\n"
+    return "<iframe src=\"" + src +
+           "\"\n"
            "        title=\"vramcalc: GPU memory calculator\" width=\"100%\" height=\"560\" loading=\"lazy\"\n"
            "        style=\"border: 1px solid #ccc; border-radius: 6px\"></iframe>";
 }
@@ -158,9 +158,10 @@ void GuiFooter(AppState& st) {
         if (st.status_is_error) ImGui::TextColored(fit_color(Fit::no), "%s", st.status.c_str());
         else ImGui::TextUnformatted(st.status.c_str());
     }
-    ImGui::TextDisabled("vramcalc (%s). GiB = 2^30 bytes, GB = 10^9 bytes. Computed in %.1f ms. Every figure's formula and source: "
-                        "docs/methodology.md.",
-                        st.platform->name(), st.results.compute_ms);
+    ImGui::TextDisabled(
+        "vramcalc (%s). GiB = 2^30 bytes, GB = 10^9 bytes. Computed in %.1f ms. Every figure's formula and source: "
+        "docs/methodology.md.",
+        st.platform->name(), st.results.compute_ms);
     ImGui::PopTextWrapPos();
 }
 

@@ -43,7 +43,9 @@ void anchor_scroll(AppState& st);
 
 // The three answers a memory figure can have, and their text colours (contrast >= 4.5:1 on white and on
 // the table's selected rows): the core's three verdicts (bill_format.hpp verdict_of).
-enum class Fit { within_target, above_target, no };
+enum class Fit { within_target,
+                 above_target,
+                 no };
 Fit fit_of_verdict(Verdict v);
 ImVec4 fit_color(Fit f);
 const char* fit_word(Fit f);  // "yes", "tight", "no"
@@ -93,7 +95,7 @@ bool Enum(AppState& st, const char* label, const std::string& ptr, const std::ve
 // field allows what the scenario reader allows.
 bool Int(AppState& st, const char* label, const std::string& ptr);
 bool PowerOfTwo(AppState& st, const char* label, const std::string& ptr);
-bool Real(AppState& st, const char* label, const std::string& ptr, const char* fmt);  // a slider over the key's range
+bool Real(AppState& st, const char* label, const std::string& ptr, const char* fmt);    // a slider over the key's range
 bool Number(AppState& st, const char* label, const std::string& ptr, const char* fmt);  // typed
 bool Bool(AppState& st, const char* label, const std::string& ptr);
 // One row of an open combo: at least 44 CSS px tall after a finger's tap (a fingertip's target), the
@@ -102,7 +104,7 @@ bool Bool(AppState& st, const char* label, const std::string& ptr);
 bool ComboRow(AppState& st, const char* label, bool selected);
 // Before a combo's rows: what was typed into it since the last pause (input.cpp's type-ahead).
 void ComboTypeahead(AppState& st);
-void Help(const char* key);          // (?) marker with the memory effect of a scenario key and its default
+void Help(const char* key);  // (?) marker with the memory effect of a scenario key and its default
 const char* help_text(const std::string& key);
 void SectionTitle(const char* text);
 // A key of an object the user wrote (a pasted layer stack, config or custom GPU): its value when it has
@@ -113,11 +115,11 @@ double number_at(const nlohmann::json& j, const char* key, double fallback);
 
 // Drawing helpers (charts.cpp).
 ImU32 component_color(const std::string& id);
-std::string component_label(const std::string& id);  // the bill line's name for people; the JSON id on hover
+std::string component_label(const std::string& id);     // the bill line's name for people; the JSON id on hover
 std::string gib(std::int64_t bytes, int decimals = 2);  // "12.34 GiB"
 void StackedBar(const Bill& bill, double target_utilization, float height);
 struct Series {
-    std::vector<double> x, y;   // y in GiB
+    std::vector<double> x, y;  // y in GiB
 };
 void LineChart(const char* id, const Series& s, const char* x_label, double capacity_gib, double target_gib,
                bool log2_x, float height, double marker_x);

@@ -143,7 +143,7 @@ namespace {
 // How a combo names a value where the scenario's word alone misleads (the key's help says the rest).
 std::string value_label(const std::string& ptr, const std::string& v) {
     if (ptr == "/precision") {
-        if (v == "bf16" || v == "fp16") return v + " (pure)";                                   // 16-bit weights and states
+        if (v == "bf16" || v == "fp16") return v + " (pure)";                          // 16-bit weights and states
         if (v == "bf16-mixed" || v == "fp16-mixed") return v.substr(0, 4) + " mixed";  // fp32 weights, 16-bit compute
     }
     return v;
@@ -205,9 +205,15 @@ bool PowerOfTwo(AppState& st, const char* label, const std::string& ptr) {
     bool edited = ImGui::InputScalar("##v", ImGuiDataType_S64, &v, nullptr, nullptr, "%lld");
     name_number_field(st, stops, label, 0);
     ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
-    if (ImGui::Button("-", ImVec2(button, button))) { v = std::max<long long>(lo, v / 2); edited = true; }
+    if (ImGui::Button("-", ImVec2(button, button))) {
+        v = std::max<long long>(lo, v / 2);
+        edited = true;
+    }
     ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
-    if (ImGui::Button("+", ImVec2(button, button))) { v = std::min<long long>(hi, v < 1 ? 1 : v * 2); edited = true; }
+    if (ImGui::Button("+", ImVec2(button, button))) {
+        v = std::min<long long>(hi, v < 1 ? 1 : v * 2);
+        edited = true;
+    }
     ImGui::PopID();
     if (edited) set(st, ptr, std::clamp<long long>(v, lo, hi));
     return edited;

@@ -20,13 +20,16 @@ using vramcalc::i64;
 // Biased towards small values and powers of two, reaching `hi` (sizes span many orders of magnitude).
 i64 size_in(FuzzedDataProvider& p, i64 lo, i64 hi) {
     switch (p.ConsumeIntegralInRange<int>(0, 3)) {
-        case 0: return p.ConsumeIntegralInRange<i64>(lo, std::min<i64>(hi, lo + 64));
+        case 0:
+            return p.ConsumeIntegralInRange<i64>(lo, std::min<i64>(hi, lo + 64));
         case 1: {
             const int bits = p.ConsumeIntegralInRange<int>(0, 62);
             const i64 v = i64{1} << bits;
-            return v < lo ? lo : v > hi ? hi : v;
+            return v < lo ? lo : v > hi ? hi
+                                        : v;
         }
-        case 2: return hi;
+        case 2:
+            return hi;
         default: {
             // Log-uniform: every order of magnitude as likely as any other (uniform on [lo, hi] would make
             // nearly every value huge, and a 10,000-layer model costs 10,000 times a 1-layer one).
@@ -34,7 +37,8 @@ i64 size_in(FuzzedDataProvider& p, i64 lo, i64 hi) {
             const int bits = p.ConsumeIntegralInRange<int>(0, top);
             const i64 base = i64{1} << bits;
             const i64 v = base + p.ConsumeIntegralInRange<i64>(0, base - 1);
-            return v < lo ? lo : v > hi ? hi : v;
+            return v < lo ? lo : v > hi ? hi
+                                        : v;
         }
     }
 }
@@ -51,11 +55,7 @@ json synthesized_model(FuzzedDataProvider& p) {
     const i64 kv = size_in(p, 1, 64);
     const i64 heads = kv * size_in(p, 1, 16);
     const i64 head_dim = size_in(p, 1, 512);
-    json c = {{"model_type", type}, {"vocab_size", size_in(p, 1, i64{1} << 24)},
-              {"num_hidden_layers", size_in(p, 1, 10000)}, {"num_attention_heads", heads},
-              {"num_key_value_heads", kv}, {"hidden_size", std::min<i64>(heads * head_dim, i64{1} << 20)},
-              {"intermediate_size", size_in(p, 1, i64{1} << 20)}, {"max_position_embeddings", size_in(p, 1, 1 << 20)},
-              {"tie_word_embeddings", p.ConsumeBool()}};
+    json c = {{"model_type", type}, {"vocab_size", size_in(p, 1, i64{1} << 24)}, {"num_hidden_layers", size_in(p, 1, 10000)}, {"num_attention_heads", heads}, {"num_key_value_heads", kv}, {"hidden_size", std::min<i64>(heads * head_dim, i64{1} << 20)}, {"intermediate_size", size_in(p, 1, i64{1} << 20)}, {"max_position_embeddings", size_in(p, 1, 1 << 20)}, {"tie_word_embeddings", p.ConsumeBool()}};
     if (type == "gpt2" || type == "gpt_neox" || type == "phi" || type == "bert" || type == "opt") {
         c["n_embd"] = c["hidden_size"];
         c["n_layer"] = c["num_hidden_layers"];
@@ -94,9 +94,14 @@ json random_scenario(FuzzedDataProvider& p) {
     const auto& cat = vramcalc::fuzz::catalog();
     json s;
     switch (p.ConsumeIntegralInRange<int>(0, 5)) {
-        case 0: s["model"] = synthesized_model(p); break;
-        case 1: s["model"] = {{"name", "count only"}, {"parameters", size_in(p, 1, i64{1} << 46)}}; break;
-        default: s["model"] = cat.models()[p.ConsumeIntegralInRange<std::size_t>(0, cat.models().size() - 1)].id;
+        case 0:
+            s["model"] = synthesized_model(p);
+            break;
+        case 1:
+            s["model"] = {{"name", "count only"}, {"parameters", size_in(p, 1, i64{1} << 46)}};
+            break;
+        default:
+            s["model"] = cat.models()[p.ConsumeIntegralInRange<std::size_t>(0, cat.models().size() - 1)].id;
     }
     const bool train = p.ConsumeIntegralInRange<int>(0, 2) != 0;
     s["workload"] = train ? "train" : "infer";
@@ -121,8 +126,7 @@ json random_scenario(FuzzedDataProvider& p) {
         s["precision"] = pick(p, kPrecisions);
         s["optimizer"] = pick(p, kOptimizers);
         if (method == "qlora") s["quantization"] = pick(p, kQuant);
-        json lora = {{"rank", size_in(p, 1, 1 << 16)}, {"alpha", p.ConsumeFloatingPointInRange<double>(0, 1e9)},
-                     {"dropout", p.ConsumeProbability<double>()}, {"train_embeddings", p.ConsumeBool()}};
+        json lora = {{"rank", size_in(p, 1, 1 << 16)}, {"alpha", p.ConsumeFloatingPointInRange<double>(0, 1e9)}, {"dropout", p.ConsumeProbability<double>()}, {"train_embeddings", p.ConsumeBool()}};
         if (p.ConsumeBool()) {
             lora["targets"] = "all-linear";
         } else {

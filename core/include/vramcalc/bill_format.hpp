@@ -16,7 +16,9 @@ std::string bill_to_markdown(const Bill& b);
 std::string bill_summary(const Bill& b);
 
 // The verdict in three states: within the target utilisation, fits but above it, does not fit.
-enum class Verdict { fits, fits_above_target, does_not_fit };
+enum class Verdict { fits,
+                     fits_above_target,
+                     does_not_fit };
 Verdict verdict_of(const Bill& b);
 // The same rule for any device figure (catalog rows, advice rows): capacity first, then the target.
 Verdict verdict_for(std::int64_t device_bytes, std::int64_t capacity_bytes, double target_utilization);

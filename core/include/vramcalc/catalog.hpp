@@ -14,8 +14,8 @@ namespace vramcalc {
 
 struct ModelPreset {
     std::string id, name, hub_id, family, source;
-    std::string config_json;  // the config.json text (compact); a layer stack's JSON; empty in the page's presets (a spec)
-    bool layer_stack = false; // a model given by its layers (presets/layer_stacks)
+    std::string config_json;   // the config.json text (compact); a layer stack's JSON; empty in the page's presets (a spec)
+    bool layer_stack = false;  // a model given by its layers (presets/layer_stacks)
     // The model as read. The page reads a layer-stack preset on first use (model/config_reader.hpp): until
     // then its spec has only the name, no stack, and `params` only the total it cites.
     ModelSpec spec;

@@ -17,21 +17,21 @@ namespace vramcalc {
 
 struct CheckpointTensor {
     std::string name;
-    std::string dtype;              // safetensors dtype ("BF16", "F8_E4M3", "I32") or ggml type ("q4_k", "f16")
+    std::string dtype;  // safetensors dtype ("BF16", "F8_E4M3", "I32") or ggml type ("q4_k", "f16")
     std::vector<std::int64_t> shape;
-    std::int64_t bytes = 0;         // stored bytes of the tensor's data
+    std::int64_t bytes = 0;  // stored bytes of the tensor's data
 };
 
 struct CheckpointSummary {
-    std::string format;             // "safetensors" or "gguf"
+    std::string format;  // "safetensors" or "gguf"
     std::vector<CheckpointTensor> tensors;
     std::map<std::string, std::int64_t> bytes_by_dtype;
     std::map<std::string, std::int64_t> elements_by_dtype;  // stored elements (a packed int32 holds 8 int4 weights)
-    std::int64_t total_bytes = 0;   // sum over tensors: what the weights take once loaded as stored
-    std::int64_t header_bytes = 0;  // bytes at the start of the file the header occupies
-    std::string architecture;       // GGUF general.architecture; safetensors: empty
-    int files = 0;                  // files summed (shards)
-    bool overflowed = false;        // a sum passed 2^63: not a real checkpoint, and the readers refuse it
+    std::int64_t total_bytes = 0;                           // sum over tensors: what the weights take once loaded as stored
+    std::int64_t header_bytes = 0;                          // bytes at the start of the file the header occupies
+    std::string architecture;                               // GGUF general.architecture; safetensors: empty
+    int files = 0;                                          // files summed (shards)
+    bool overflowed = false;                                // a sum passed 2^63: not a real checkpoint, and the readers refuse it
 
     void add(const CheckpointTensor& t);
     void merge(const CheckpointSummary& other);  // one shard after another
@@ -81,17 +81,19 @@ public:
 
     bool done() const { return state_ == State::done; }
     bool failed() const { return state_ == State::failed; }
-    const std::string& error() const { return error_; }          // the file and what was wrong
+    const std::string& error() const { return error_; }  // the file and what was wrong
     const CheckpointSummary& summary() const { return summary_; }
     const std::vector<std::string>& warnings() const { return warnings_; }
     std::int64_t index_total_size() const { return index_total_; }  // an index's metadata.total_size (0: none)
-    int requests() const { return requests_; }                     // ranges asked for so far
+    int requests() const { return requests_; }                      // ranges asked for so far
     std::int64_t bytes_received() const { return received_; }
-    std::size_t files_read() const { return file_; }                // files whose headers are summed
+    std::size_t files_read() const { return file_; }  // files whose headers are summed
     std::size_t files_total() const { return files_.size(); }
 
 private:
-    enum class State { reading, done, failed };
+    enum class State { reading,
+                       done,
+                       failed };
     void ask(std::int64_t first, std::int64_t last);
     void start_file();
     void finish_file();

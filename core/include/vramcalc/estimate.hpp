@@ -29,10 +29,10 @@ std::int64_t solve_max_seq_len(const Scenario& s, std::int64_t cap = std::int64_
 struct CatalogFit {
     GpuSpec gpu;
     bool fits = false;
-    Verdict verdict = Verdict::does_not_fit;    // the three states of the GPU's own bill (verdict_of)
+    Verdict verdict = Verdict::does_not_fit;  // the three states of the GPU's own bill (verdict_of)
     std::int64_t device_bytes = 0;
-    std::int64_t max_batch = 0;    // micro_batch (training) or batch (inference); capped at 65536
-    std::int64_t max_seq_len = 0;  // training only; capped at 2^24
+    std::int64_t max_batch = 0;                 // micro_batch (training) or batch (inference); capped at 65536
+    std::int64_t max_seq_len = 0;               // training only; capped at 2^24
     std::int64_t max_concurrent_sequences = 0;  // inference: sequences of prompt_len + gen_len at once
     std::int64_t max_context = 0;               // inference: longest prompt + generated tokens at `batch`
     double tokens_per_s = 0;                    // the scenario's speed on this GPU (Bill::speed), 0 if unknown

@@ -25,12 +25,12 @@ struct ImportedKey {
 };
 
 struct ImportReport {
-    std::string format;                 // vllm, sglang, llama.cpp, deepspeed, accelerate, hf-trainer, trl,
-                                        // llamafactory, axolotl, torchtune, peft
-    std::vector<ImportedKey> read;      // mapped onto scenario keys
-    std::vector<ImportedKey> ignored;   // recognised but not modelled, or no effect on memory (note says which)
-    std::vector<ImportedKey> unknown;   // not recognised: always reported, never dropped silently
-    std::vector<std::string> notes;     // what the scenario still needs (a model that is not a preset, ...)
+    std::string format;                // vllm, sglang, llama.cpp, deepspeed, accelerate, hf-trainer, trl,
+                                       // llamafactory, axolotl, torchtune, peft
+    std::vector<ImportedKey> read;     // mapped onto scenario keys
+    std::vector<ImportedKey> ignored;  // recognised but not modelled, or no effect on memory (note says which)
+    std::vector<ImportedKey> unknown;  // not recognised: always reported, never dropped silently
+    std::vector<std::string> notes;    // what the scenario still needs (a model that is not a preset, ...)
 };
 
 struct Imported {

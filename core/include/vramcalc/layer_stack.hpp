@@ -33,18 +33,18 @@ namespace vramcalc {
 
 // One layer after shape inference (a block's layers appear expanded, each instance once).
 struct StackLayer {
-    std::string name;             // qualified: "layer3.0.conv1" (block name, instance, layer name)
-    std::string type;             // as written: "conv2d", "relu", ...
-    std::vector<i64> in_shape;    // per sample: the tensor it reads (its input, or the one "input_from" names)
-    std::vector<i64> out_shape;   // per sample
+    std::string name;            // qualified: "layer3.0.conv1" (block name, instance, layer name)
+    std::string type;            // as written: "conv2d", "relu", ...
+    std::vector<i64> in_shape;   // per sample: the tensor it reads (its input, or the one "input_from" names)
+    std::vector<i64> out_shape;  // per sample
     std::vector<ParamGroup> params;
-    i64 buffers = 0;              // non-trained state elements (batch norm running mean and variance)
-    bool trainable = true;        // "trainable": false (on a layer or a block) freezes its parameters
+    i64 buffers = 0;        // non-trained state elements (batch norm running mean and variance)
+    bool trainable = true;  // "trainable": false (on a layer or a block) freezes its parameters
     // What autograd keeps for backward that this layer is the first to save, per sample:
-    double saved_elements = 0;    // elements in the activation dtype (inputs, outputs, q/k/v, ...)
-    double saved_other_bytes = 0; // fixed-dtype tensors: int64 pool indices, 1-byte dropout masks, fp32 stats
+    double saved_elements = 0;         // elements in the activation dtype (inputs, outputs, q/k/v, ...)
+    double saved_other_bytes = 0;      // fixed-dtype tensors: int64 pool indices, 1-byte dropout masks, fp32 stats
     double saved_per_batch_bytes = 0;  // independent of the batch: batch norm's per-channel mean/invstd
-    double flops = 0;             // forward FLOPs per sample: 2 x multiply-accumulates of conv/linear/attention
+    double flops = 0;                  // forward FLOPs per sample: 2 x multiply-accumulates of conv/linear/attention
 
     double saved_bytes(double activation_bytes) const {
         return saved_elements * activation_bytes + saved_other_bytes;
@@ -55,10 +55,11 @@ struct LayerStack {
     std::vector<i64> input;
     // The training loss on the stack's output ("loss": "cross_entropy", the default, or "mse": a diffusion
     // UNet's noise prediction).
-    enum class Loss { cross_entropy, mse } loss = Loss::cross_entropy;
+    enum class Loss { cross_entropy,
+                      mse } loss = Loss::cross_entropy;
     std::vector<StackLayer> layers;
-    i64 parameters = 0;           // all parameter elements (nn.Module.parameters(), what torchvision's num_params counts)
-    i64 trainable_parameters = 0; // those not frozen by "trainable": false
+    i64 parameters = 0;            // all parameter elements (nn.Module.parameters(), what torchvision's num_params counts)
+    i64 trainable_parameters = 0;  // those not frozen by "trainable": false
     i64 buffers = 0;
     // A forward without autograd (inference), per sample, in elements of the activation dtype: the most
     // tensors alive at once (each from the layer that makes it to the last layer that reads it; the stack's
@@ -76,14 +77,14 @@ struct LayerStack {
 };
 
 // Limits that keep absurd input from exhausting memory or the stack.
-inline constexpr int kMaxStackDepth = 16;          // nested blocks
+inline constexpr int kMaxStackDepth = 16;  // nested blocks
 // Layers after expanding every repeat. The largest real stack we ship is SD 1.5's UNet at 693; 5,000 leaves
 // room for SDXL-size UNets and 1000-layer ResNets. At 100,000 a 100-byte stack (one block repeated) cost the
 // page 2.6-3.3 s of main thread on every change, since each estimate walks every layer and the advisor
 // reads the scenario again for each change it tries (issue 42). At 5,000, with the last stack read kept
 // (scenario/read.cpp), a change's bill, catalog, advice and curves take about 40 ms natively.
 inline constexpr i64 kMaxStackLayers = 5000;
-inline constexpr i64 kMaxDimension = i64{1} << 31; // any size or hyper-parameter
+inline constexpr i64 kMaxDimension = i64{1} << 31;  // any size or hyper-parameter
 
 Result<LayerStack> layer_stack_from_json(const nlohmann::json& j, const std::string& field_prefix = "");
 Result<LayerStack> layer_stack_from_text(std::string_view text);

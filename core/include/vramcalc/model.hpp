@@ -21,7 +21,15 @@ struct LayerStack;  // layer_stack.hpp: a model given by its layers (CNNs, ViTs,
 // `vision`: a multimodal model's vision tower and projector (the encoder a vLLM checkpoint loads beside the
 // language model; families_vision.cpp).
 // `mamba`: a hybrid model's Mamba-2 mixers (in_proj, conv1d, A/D/dt, gated norm, out_proj).
-enum class ParamCategory { embeddings, attention, mlp, experts, router, norms, lm_head, vision, mamba };
+enum class ParamCategory { embeddings,
+                           attention,
+                           mlp,
+                           experts,
+                           router,
+                           norms,
+                           lm_head,
+                           vision,
+                           mamba };
 const char* to_string(ParamCategory c);
 
 // What a tensor does in the network, whatever its module is called: the estimator reads roles, never
@@ -35,22 +43,41 @@ const char* to_string(ParamCategory c);
 //  - vision: every tensor of a vision tower / projector (never read as a decoder layer's linears);
 //  - ssm_in / ssm_out: a Mamba-2 mixer's input projection (with its conv1d and per-head vectors) and its
 //    output projection.
-enum class Role { embed, q, k, v, qkv, o, q_a, q_b, kv_a, kv_b, gate, up, gate_up, down, router, norm, lm_head, pooler,
-                  vision, ssm_in, ssm_out };
+enum class Role { embed,
+                  q,
+                  k,
+                  v,
+                  qkv,
+                  o,
+                  q_a,
+                  q_b,
+                  kv_a,
+                  kv_b,
+                  gate,
+                  up,
+                  gate_up,
+                  down,
+                  router,
+                  norm,
+                  lm_head,
+                  pooler,
+                  vision,
+                  ssm_in,
+                  ssm_out };
 const char* to_string(Role r);
 
 // A set of `count` identical parameter tensors (one per layer, per expert, ...).
 struct ParamGroup {
-    std::string name;       // module leaf name as in the HF class: "q_proj", "query_key_value", "wte", ...
+    std::string name;  // module leaf name as in the HF class: "q_proj", "query_key_value", "wte", ...
     ParamCategory category = ParamCategory::attention;
     Role role = Role::q;
-    i64 rows = 0;           // Linear: out_features; Embedding: num_embeddings; norm: normalized size
-    i64 cols = 0;           // Linear: in_features;  Embedding: embedding_dim;  norm/vector: 1
-    bool bias = false;      // a bias vector of `rows` elements comes with each tensor
-    i64 count = 1;          // how many such tensors exist in the model
-    bool is_linear = false; // an nn.Linear (LoRA / quantisation candidates)
+    i64 rows = 0;                // Linear: out_features; Embedding: num_embeddings; norm: normalized size
+    i64 cols = 0;                // Linear: in_features;  Embedding: embedding_dim;  norm/vector: 1
+    bool bias = false;           // a bias vector of `rows` elements comes with each tensor
+    i64 count = 1;               // how many such tensors exist in the model
+    bool is_linear = false;      // an nn.Linear (LoRA / quantisation candidates)
     bool routed_expert = false;  // belongs to a routed MoE expert (inactive unless selected)
-    int layer_stack = 0;    // 0: decoder (or only) stack, 1: encoder stack of encoder-decoders
+    int layer_stack = 0;         // 0: decoder (or only) stack, 1: encoder stack of encoder-decoders
     // The family's published fp8 checkpoints keep this tensor in 16 bits (the family description names the
     // checkpoint whose exclusion list says so).
     bool fp8_keeps_16bit = false;
@@ -66,21 +93,23 @@ struct ParamGroup {
     i64 numel_each() const { return rows * cols + (bias ? rows : 0); }
 };
 
-enum class Arch { decoder, encoder, encoder_decoder };
+enum class Arch { decoder,
+                  encoder,
+                  encoder_decoder };
 
 // Structural facts of a family that the estimator needs beyond tensor shapes, filled once by the family
 // description (families.cpp) with the source of each beside it there.
 struct FamilyTraits {
-    bool parallel_block = false;      // attention and MLP read one normed input (Phi-1/2, Falcon parallel_attn)
-    bool rope = true;                 // rotary q/k (replaces q and k by new tensors in forward)
-    bool eager_softmax_fp32 = true;   // eager attention upcasts the softmax to fp32 (Llama-style HF code)
-    bool shifted_logits_copy = false; // the loss copies the shifted 16-bit logits (Qwen-1 remote code)
-    bool loss_upcasts_logits = true;  // the forward calls .float() on the logits (transformers); not Qwen-1
-    bool alternating_window = false;  // sliding window on even layers only (Gemma-2, gpt-oss); else every layer
+    bool parallel_block = false;       // attention and MLP read one normed input (Phi-1/2, Falcon parallel_attn)
+    bool rope = true;                  // rotary q/k (replaces q and k by new tensors in forward)
+    bool eager_softmax_fp32 = true;    // eager attention upcasts the softmax to fp32 (Llama-style HF code)
+    bool shifted_logits_copy = false;  // the loss copies the shifted 16-bit logits (Qwen-1 remote code)
+    bool loss_upcasts_logits = true;   // the forward calls .float() on the logits (transformers); not Qwen-1
+    bool alternating_window = false;   // sliding window on even layers only (Gemma-2, gpt-oss); else every layer
     // Every global_every-th layer attends globally, the others slide: layer i slides when
     // (i + 1) % global_every != 0 (Gemma-3's sliding_window_pattern 6); 0: not used.
     i64 global_every = 0;
-    bool hf_trims_window = false;     // transformers' cache keeps only the window (Gemma-2 HybridCache)
+    bool hf_trims_window = false;  // transformers' cache keeps only the window (Gemma-2 HybridCache)
     // Gemma-2's tanh soft-capping (attn_logit_softcapping, final_logit_softcapping): cap x tanh(x / cap) on
     // the attention scores and on the logits; tanh keeps its output for backward.
     bool attn_softcap = false;
@@ -92,7 +121,7 @@ struct FamilyTraits {
     // The plain MLP's activation is ReLU (OPT): autograd's threshold_backward reads the ReLU's output, which is
     // also fc2's input, so the MLP keeps one tensor of its width there where a GeLU keeps two (input and output).
     bool relu_mlp = false;
-    std::string gguf_arch;            // the architecture name llama.cpp's quantizer rules use
+    std::string gguf_arch;  // the architecture name llama.cpp's quantizer rules use
     // Gemma 4: its full-attention layers (those layer_slides() does not slide) have a head width and KV heads of
     // their own (global_head_dim, num_global_key_value_heads); 0: as every other layer. k_eq_v: those layers have
     // no v_proj and use the key as the value (attention_k_eq_v).
@@ -100,11 +129,15 @@ struct FamilyTraits {
     i64 global_kv_heads = 0;
     bool k_eq_v = false;
 };
-enum class MlpKind { gated, plain };   // gated: SwiGLU/GeGLU (3 matrices); plain: fc1 -> act -> fc2
-enum class NormKind { rms, layer };
+enum class MlpKind { gated,
+                     plain };  // gated: SwiGLU/GeGLU (3 matrices); plain: fc1 -> act -> fc2
+enum class NormKind { rms,
+                      layer };
 // compressed: DeepSeek-V4's attention: one head_dim-wide KV vector per token (keys and values alike), kept as a
 // sliding window of raw entries plus one pooled entry per compress_ratios[i] tokens (MlaSpec).
-enum class AttentionKind { standard, mla, compressed };
+enum class AttentionKind { standard,
+                           mla,
+                           compressed };
 
 struct MoeSpec {
     i64 experts = 0;              // routed experts per MoE layer (0: dense model)
@@ -115,8 +148,8 @@ struct MoeSpec {
     i64 moe_layers = 0;           // how many layers are MoE (others are dense)
 };
 
-struct MlaSpec {                  // DeepSeek-V2/V3 multi-head latent attention
-    i64 q_lora_rank = 0;          // 0: q is a plain projection
+struct MlaSpec {          // DeepSeek-V2/V3 multi-head latent attention
+    i64 q_lora_rank = 0;  // 0: q is a plain projection
     i64 kv_lora_rank = 0;
     i64 qk_nope_head_dim = 0;
     i64 qk_rope_head_dim = 0;
@@ -136,12 +169,12 @@ struct HybridSpec {
     // per block: 'M' Mamba-2 (or another mixer with a fixed state per sequence), '*' attention, 'P' both side by
     // side (Falcon-H1), 'E' MoE, '-' MLP; empty: not hybrid
     std::string pattern;
-    i64 ssm_heads = 0;              // mamba_num_heads
-    i64 ssm_head_dim = 0;           // mamba_head_dim
-    i64 ssm_state = 0;              // ssm_state_size
-    i64 ssm_groups = 0;             // n_groups (B and C are shared by the heads of a group)
-    i64 conv_kernel = 0;            // conv_kernel
-    double ssm_state_bytes = 0;     // mamba_ssm_cache_dtype's element size (0: the model dtype)
+    i64 ssm_heads = 0;           // mamba_num_heads
+    i64 ssm_head_dim = 0;        // mamba_head_dim
+    i64 ssm_state = 0;           // ssm_state_size
+    i64 ssm_groups = 0;          // n_groups (B and C are shared by the heads of a group)
+    i64 conv_kernel = 0;         // conv_kernel
+    double ssm_state_bytes = 0;  // mamba_ssm_cache_dtype's element size (0: the model dtype)
 
     i64 blocks(char kind) const;
     static bool attends(char kind) { return kind == '*' || kind == 'P'; }      // keeps a KV cache
@@ -174,9 +207,9 @@ struct ModelSpec {
     i64 encoder_layers = 0;  // encoder-decoder models only
     i64 heads = 0;
     i64 kv_heads = 0;
-    i64 head_dim = 0;        // per-head width of q and k (MLA: nope + rope)
-    i64 v_head_dim = 0;      // per-head width of v (differs from head_dim only for MLA)
-    i64 intermediate = 0;    // dense FFN width
+    i64 head_dim = 0;      // per-head width of q and k (MLA: nope + rope)
+    i64 v_head_dim = 0;    // per-head width of v (differs from head_dim only for MLA)
+    i64 intermediate = 0;  // dense FFN width
     i64 max_positions = 0;
     MlpKind mlp = MlpKind::gated;
     NormKind norm = NormKind::rms;
@@ -193,7 +226,7 @@ struct ModelSpec {
     MlaSpec mla;
     HybridSpec hybrid;
     FamilyTraits traits;
-    CheckpointQuant quant;   // config.json's quantization_config (format empty: none)
+    CheckpointQuant quant;  // config.json's quantization_config (format empty: none)
 
     // Models given only as a parameter count (e.g. "the ZeRO paper's 7.5B model"): no shapes.
     bool count_only = false;
@@ -210,18 +243,18 @@ struct ModelSpec {
 // Exact parameter counts (numel of the HF model class; tied embeddings counted once).
 struct ParamBreakdown {
     i64 total = 0;
-    i64 active = 0;          // per token: routed experts counted top_k / experts
+    i64 active = 0;  // per token: routed experts counted top_k / experts
     i64 embeddings = 0;
     i64 attention = 0;
-    i64 mlp = 0;             // dense MLPs and shared experts
-    i64 experts = 0;         // routed experts
+    i64 mlp = 0;      // dense MLPs and shared experts
+    i64 experts = 0;  // routed experts
     i64 router = 0;
     i64 norms = 0;
-    i64 lm_head = 0;         // 0 when tied to the input embedding
-    i64 vision = 0;          // vision tower and projector of a multimodal checkpoint
-    i64 mamba = 0;           // Mamba-2 mixers of a hybrid model
-    i64 linear = 0;          // parameters in nn.Linear weights and biases (quantisable by bnb/GPTQ)
-    bool overflow = false;   // a count did not fit in 64 bits (absurd input)
+    i64 lm_head = 0;        // 0 when tied to the input embedding
+    i64 vision = 0;         // vision tower and projector of a multimodal checkpoint
+    i64 mamba = 0;          // Mamba-2 mixers of a hybrid model
+    i64 linear = 0;         // parameters in nn.Linear weights and biases (quantisable by bnb/GPTQ)
+    bool overflow = false;  // a count did not fit in 64 bits (absurd input)
 };
 
 ParamBreakdown count_parameters(const ModelSpec& m);

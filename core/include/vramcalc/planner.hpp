@@ -18,9 +18,9 @@ struct PlanCandidate {
     Offload offload = Offload::none;
     std::int64_t tp = 1, pp = 1, cp = 1;
     Checkpointing checkpointing = Checkpointing::none;
-    bool fits = false;                // device_bytes within target_utilization x GPU memory
-    std::int64_t device_bytes = 0;    // per GPU (most loaded rank)
-    std::int64_t cpu_bytes = 0;       // host memory per rank
+    bool fits = false;              // device_bytes within target_utilization x GPU memory
+    std::int64_t device_bytes = 0;  // per GPU (most loaded rank)
+    std::int64_t cpu_bytes = 0;     // host memory per rank
 };
 
 struct Plan {

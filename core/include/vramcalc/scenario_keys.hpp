@@ -16,35 +16,37 @@
 namespace vramcalc {
 
 enum class KeyType {
-    integer,      // JSON integer within [min, max]
-    number,       // JSON number within [min, max]
+    integer,  // JSON integer within [min, max]
+    number,   // JSON number within [min, max]
     boolean,
     enumeration,  // one of allowed_values(name)
     string,
-    model,        // preset id, inline config.json object, or {"name", "parameters"}
-    gpu,          // preset id or {"name", "memory_gib" | "memory_bytes", "arch", "bf16"}
-    object,       // a nested object: its keys are the rows named "<name>.<key>"
-    list,         // lora.targets: a list of module names or "all-linear"
+    model,   // preset id, inline config.json object, or {"name", "parameters"}
+    gpu,     // preset id or {"name", "memory_gib" | "memory_bytes", "arch", "bf16"}
+    object,  // a nested object: its keys are the rows named "<name>.<key>"
+    list,    // lora.targets: a list of module names or "all-linear"
 };
 
-enum class KeyWorkload { both, train, infer };
+enum class KeyWorkload { both,
+                         train,
+                         infer };
 
 struct ScenarioKey {
-    std::string_view name{};          // JSON key; keys of nested objects are dotted ("lora.rank")
-    KeyType type = KeyType::string;   // what the JSON value is
+    std::string_view name{};                   // JSON key; keys of nested objects are dotted ("lora.rank")
+    KeyType type = KeyType::string;            // what the JSON value is
     KeyWorkload workload = KeyWorkload::both;  // the workload whose estimate reads it
-    std::string_view frameworks{};    // space-separated frameworks that read it ("vllm"); empty: all
-    std::string_view methods{};     // space-separated training methods that read it ("lora qlora"); empty: all
-    std::string_view weights{};     // space-separated weight-format prefixes that read it ("gptq- awq-"); empty: all
-    double min = 0, max = 0;        // integer and number keys: the allowed range, inclusive
+    std::string_view frameworks{};             // space-separated frameworks that read it ("vllm"); empty: all
+    std::string_view methods{};                // space-separated training methods that read it ("lora qlora"); empty: all
+    std::string_view weights{};                // space-separated weight-format prefixes that read it ("gptq- awq-"); empty: all
+    double min = 0, max = 0;                   // integer and number keys: the allowed range, inclusive
     // What the default means where its value alone does not say ("none" for dataset_tokens 0), or, for a
     // key default_scenario holds no plain value of (model, a custom GPU's fields, objects), the whole
     // default in words. Never the value itself: scenario_key_default_text derives that.
     std::string_view default_note{};
-    std::string_view help{};        // what it does to memory (UI tooltips)
-    std::string_view alias{};       // another accepted spelling ("r" for lora.rank), or empty
-    bool shown_at_default = true;   // scenario_to_json writes it even at its default where it applies
-    bool read = true;               // false: kept for the record (model_hub_id, extra), not read
+    std::string_view help{};       // what it does to memory (UI tooltips)
+    std::string_view alias{};      // another accepted spelling ("r" for lora.rank), or empty
+    bool shown_at_default = true;  // scenario_to_json writes it even at its default where it applies
+    bool read = true;              // false: kept for the record (model_hub_id, extra), not read
 };
 
 // Every key, top-level keys in the order scenario_to_json and links write them, each followed by the

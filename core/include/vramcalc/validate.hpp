@@ -57,7 +57,7 @@ nlohmann::json report_to_json(const ValidationReport& r);
 // its KV-cache pool ("Available KV cache memory: X GiB"), both per GPU, against the estimate.
 struct StartupLogRow {
     std::string id, model_hub_id, gpu, vendor, vllm_version;
-    std::string version_group;  // "v0.11", "v0.18", ...: the minor release, local builds (+rhai...) folded in
+    std::string version_group;     // "v0.11", "v0.18", ...: the minor release, local builds (+rhai...) folded in
     EntryResult weights, kv_pool;  // metric "weights" / "kv_pool"; status "ok", or why it is not compared
 };
 Result<std::vector<StartupLogRow>> validate_startup_logs(const nlohmann::json& file, const Catalog& catalog);

@@ -70,8 +70,9 @@ struct RlhfBill {
     void frozen(const std::string& role, const RlhfRole& r, bool scores_tokens, bool policy_lora) {
         const ModelSpec& m = r.same_model ? s.model : r.model;
         if (role == "reference" && r.same_model && policy_lora) {
-            b.warnings.push_back("reference: the LoRA policy with its adapters disabled (PEFT disable_adapter): "
-                                 "no second copy of the weights");
+            b.warnings.push_back(
+                "reference: the LoRA policy with its adapters disabled (PEFT disable_adapter): "
+                "no second copy of the weights");
         } else {
             const double P = static_cast<double>(count_parameters(m).total);
             const bool sharded = r.sharding == Sharding::zero3 || r.sharding == Sharding::fsdp_full;
@@ -101,9 +102,7 @@ struct RlhfBill {
         std::vector<Component> lines;
         if (x.rollout_engine == RolloutEngine::hf) {
             // The policy generates itself (transformers generate): its KV cache and last-position logits.
-            lines.push_back(line("rollout.kv_cache", kv_need, std::to_string(static_cast<long long>(sequences)) +
-                                                                  " sequences x " + std::to_string(x.prompt_len + x.gen_len) +
-                                                                  " tokens, 16-bit KV"));
+            lines.push_back(line("rollout.kv_cache", kv_need, std::to_string(static_cast<long long>(sequences)) + " sequences x " + std::to_string(x.prompt_len + x.gen_len) + " tokens, 16-bit KV"));
             lines.push_back(line("rollout.logits", sequences * static_cast<double>(m.vocab) * 4, "last-position logits, fp32"));
         } else if (x.rollout_colocated) {
             // vLLM preallocates gpu_memory_utilization x the GPU's memory for its weights, activations and KV
@@ -120,9 +119,11 @@ struct RlhfBill {
                                      std::to_string(static_cast<long long>(kv_need / kGiB)) +
                                      " GiB of KV cache, more than vLLM's pool: it will run fewer at a time");
         } else {
-            b.warnings.push_back("rollout engine on GPUs of its own: not on these GPUs (it needs gpu_memory_utilization x "
-                                 "its GPU, with " + std::to_string(static_cast<long long>(P * 2 / static_cast<double>(x.rollout_tp) / kGiB)) +
-                                 " GiB of weights per GPU)");
+            b.warnings.push_back(
+                "rollout engine on GPUs of its own: not on these GPUs (it needs gpu_memory_utilization x "
+                "its GPU, with " +
+                std::to_string(static_cast<long long>(P * 2 / static_cast<double>(x.rollout_tp) / kGiB)) +
+                " GiB of weights per GPU)");
         }
         if (!lines.empty()) {
             if (x.rollout_released || x.rollout_engine == RolloutEngine::hf) phases.push_back({"rollout", lines});

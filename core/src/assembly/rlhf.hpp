@@ -5,7 +5,6 @@
 // ("actor.weights", "critic.optimizer", "rollout.kv_cache").
 #pragma once
 
-
 #include "vramcalc/bill.hpp"
 #include "vramcalc/scenario.hpp"
 

@@ -171,7 +171,7 @@ double float8_cast_bytes(const Scenario& s, const ModelSpec& m, double T) {
         if (!g.is_linear || g.category == ParamCategory::lm_head) continue;  // torchtitan leaves `output` in bf16
         const double in = static_cast<double>(g.cols), out = static_cast<double>(g.rows);
         double b = (hp_grad_weight ? 1 : 2) * T * out + (hp_grad_weight ? 0 : T * in) + out * in;
-        if (s.float8 == Float8::mxfp8) b *= 1.0 + 1.0 / kMxBlock;               // e8m0 block scales
+        if (s.float8 == Float8::mxfp8) b *= 1.0 + 1.0 / kMxBlock;              // e8m0 block scales
         else if (s.float8 != Float8::tensorwise) b += 4 * (2 * T + out + in);  // per-row scales
         largest = std::max(largest, b);
     }
@@ -303,10 +303,8 @@ void training(const Scenario& s, Bill& b) {
     b.peak_phase = peak.phase;
     b.timeline = peak.timeline;
     b.cpu_bytes += saturated_bytes(peak.cpu_bytes);
-    add_line(b, "gradients", peak.gradients, "gradients present at the peak (" + count_short(st.trainable) + " trainable params" +
-                                                 (s.zero_grad_set_to_none ? "" : "; zero_grad keeps them between steps") + ")");
-    add_line(b, "optimizer", st.opt, std::string(to_string(s.optimizer)) + " states for " + count_short(st.trainable) + " params" +
-                                         (paged ? " (paged: CUDA unified memory, outside torch's counters)" : ""));
+    add_line(b, "gradients", peak.gradients, "gradients present at the peak (" + count_short(st.trainable) + " trainable params" + (s.zero_grad_set_to_none ? "" : "; zero_grad keeps them between steps") + ")");
+    add_line(b, "optimizer", st.opt, std::string(to_string(s.optimizer)) + " states for " + count_short(st.trainable) + " params" + (paged ? " (paged: CUDA unified memory, outside torch's counters)" : ""));
     add_line(b, "activations", peak.activations, act_detail);
     add_line(b, "logits", peak.logits, loss_detail);
     add_line(b, "temporaries", peak.temporaries, "optimizer step / recomputed layer / backward transients at the peak");

@@ -25,7 +25,6 @@ std::string csv_field(const std::string& s) {
     return out + '"';
 }
 
-
 std::string share(std::int64_t part, std::int64_t whole) {
     if (whole <= 0) return "";
     char buf[32];
@@ -51,7 +50,8 @@ Verdict verdict_of(const Bill& b) {
 }
 
 const char* verdict_name(Verdict v) {
-    return v == Verdict::fits ? "fits" : v == Verdict::fits_above_target ? "fits_above_target" : "does_not_fit";
+    return v == Verdict::fits ? "fits" : v == Verdict::fits_above_target ? "fits_above_target"
+                                                                         : "does_not_fit";
 }
 
 namespace {
@@ -71,11 +71,12 @@ std::string serving_budget_sentence(const Bill& b, const ServingBudget& sb) {
         case Verdict::fits_above_target:
             return "runs, but vLLM's KV pool holds only " + std::to_string(seqs) + of_len + " at once, fewer than the batch's " +
                    std::to_string(sb.requested_sequences) + ": the rest wait in its queue";
-        case Verdict::does_not_fit: break;
+        case Verdict::does_not_fit:
+            break;
     }
     if (room < 0) return "does not fit: " + format_gib(-room) + " over";
     if (seqs < 1) return "does not run: the weights and overheads leave vLLM's " + std::string(pct) + " budget no room for one sequence of " +
-                          std::to_string(sb.sequence_tokens) + " tokens";
+                         std::to_string(sb.sequence_tokens) + " tokens";
     return "does not run: vLLM's KV pool cannot hold one sequence of max_model_len " + std::to_string(sb.max_model_len) +
            " tokens, and vLLM refuses to start";
 }
@@ -88,10 +89,12 @@ std::string verdict_sentence(const Bill& b) {
     std::snprintf(pct, sizeof pct, "%.0f %%", 100.0 * b.target_utilization);
     const std::int64_t room = b.gpu.memory_bytes - b.needed_bytes;
     switch (verdict_of(b)) {
-        case Verdict::fits: return "fits within the " + std::string(pct) + " target, " + format_gib(room) + " free";
+        case Verdict::fits:
+            return "fits within the " + std::string(pct) + " target, " + format_gib(room) + " free";
         case Verdict::fits_above_target:
             return "fits, but above the " + std::string(pct) + " target: only " + format_gib(room) + " free";
-        case Verdict::does_not_fit: break;
+        case Verdict::does_not_fit:
+            break;
     }
     if (room >= 0) return "does not run: the engine's own limits refuse it (see the warnings)";
     return "does not fit: " + format_gib(-room) + " over";
@@ -122,8 +125,7 @@ std::string rule_of_thumb_comparison(const Bill& b) {
     const std::int64_t basis = rule_of_thumb_basis_bytes(b);
     if (b.rule_of_thumb_bytes <= 0 || basis <= 0) return "";
     char buf[48];
-    std::snprintf(buf, sizeof buf, "%+.0f %%", 100.0 * (static_cast<double>(b.rule_of_thumb_bytes) - static_cast<double>(basis)) /
-                                                 static_cast<double>(basis));
+    std::snprintf(buf, sizeof buf, "%+.0f %%", 100.0 * (static_cast<double>(b.rule_of_thumb_bytes) - static_cast<double>(basis)) / static_cast<double>(basis));
     return std::string(buf) + (basis != b.device_bytes ? " against this bill without the KV blocks vLLM reserves beyond the batch"
                                                        : " against this bill");
 }

@@ -28,10 +28,12 @@ void precision_checks(const Scenario& s, Bill& b) {
         b.warnings.push_back("fp8 weights or KV cache on " + s.gpu.name + " (" + s.gpu.arch +
                              "): no FP8 tensor cores before Ada/Hopper; vLLM falls back to weight-only kernels or refuses");
     if (s.workload == Workload::train && s.float8 != Float8::none && !fp8_native(s.gpu) && s.gpu.id != "custom")
-        b.warnings.push_back("float8 training on " + s.gpu.name + " (" + s.gpu.arch + "): torchao's float8 matmuls need FP8 tensor "
+        b.warnings.push_back("float8 training on " + s.gpu.name + " (" + s.gpu.arch +
+                             "): torchao's float8 matmuls need FP8 tensor "
                              "cores (Ada/Hopper or newer)");
     else if (s.workload == Workload::train && s.float8 == Float8::mxfp8 && s.gpu.arch != "blackwell" && s.gpu.id != "custom")
-        b.warnings.push_back("float8 \"mxfp8\" on " + s.gpu.name + " (" + s.gpu.arch + "): MX block-scaled matmuls need Blackwell "
+        b.warnings.push_back("float8 \"mxfp8\" on " + s.gpu.name + " (" + s.gpu.arch +
+                             "): MX block-scaled matmuls need Blackwell "
                              "(SM100); torchao emulates them elsewhere, so it runs but is not faster");
     if (s.workload == Workload::train && !s.compile && !s.compile_loss)
         b.warnings.push_back("compile_loss false without compile: nothing is compiled, the setting changes nothing");
@@ -49,7 +51,8 @@ void engine_checks(const Scenario& s, Bill& b) {
     // llama.cpp's GGUF types: F32, F16, BF16 and its block formats; no FP8, GPTQ, AWQ, bitsandbytes or int8 tensors.
     const bool gguf_type = is_gguf(s.weights) || is_float_format(s.weights);
     if (s.framework == Framework::llamacpp && !gguf_type)
-        b.warnings.push_back("weights \"" + s.weights + "\" with framework \"llama.cpp\": llama.cpp loads GGUF files "
+        b.warnings.push_back("weights \"" + s.weights +
+                             "\" with framework \"llama.cpp\": llama.cpp loads GGUF files "
                              "only (gguf-*, or fp32/fp16/bf16 as GGUF F32/F16/BF16); convert the checkpoint first");
     if (s.framework == Framework::vllm && s.gpu.vendor != "amd" &&
         (s.vllm_rocm_aiter || s.vllm_rocm_load_measure != RocmLoadMeasure::allocated))
@@ -103,11 +106,13 @@ void kv_checks(const Scenario& s, Bill& b) {
     const bool gguf_kv = s.kv_dtype == KvDtype::q8_0 || s.kv_dtype == KvDtype::q4_0;
     if (gguf_kv && (s.framework == Framework::hf || s.framework == Framework::torchtune))
         b.warnings.push_back("kv_dtype \"" + std::string(to_string(s.kv_dtype)) + "\" is a llama.cpp cache type; framework \"" +
-                             to_string(s.framework) + "\" has none (transformers' nearest is cache_implementation=\"quantized\", "
+                             to_string(s.framework) +
+                             "\" has none (transformers' nearest is cache_implementation=\"quantized\", "
                              "quanto/HQQ int4 or int2): allowed auto, fp16, bf16; the bill counts llama.cpp's block format");
     if (s.kv_dtype == KvDtype::fp8 && s.framework == Framework::llamacpp)
-        b.warnings.push_back("kv_dtype \"fp8\" with framework \"llama.cpp\": its --cache-type-k/-v take f32, f16, bf16, q8_0, "
-                             "q4_0, q4_1, iq4_nl, q5_0 and q5_1, no fp8 (q8_0 is the same size)");
+        b.warnings.push_back(
+            "kv_dtype \"fp8\" with framework \"llama.cpp\": its --cache-type-k/-v take f32, f16, bf16, q8_0, "
+            "q4_0, q4_1, iq4_nl, q5_0 and q5_1, no fp8 (q8_0 is the same size)");
 }
 
 // Lengths and sizes an engine takes but that surprise: beyond the model's trained positions, odd group sizes.
@@ -117,9 +122,11 @@ void length_checks(const Scenario& s, Bill& b) {
     // llama.cpp llama-context.cpp: "n_ctx_seq (N) > n_ctx_train (M) -- possible training context overflow"
     // (n_ctx_per_seq in releases before 2025); llama-server then caps each slot at n_ctx_train.
     if (s.framework == Framework::llamacpp && limit > 0 && s.n_ctx > limit)
-        b.warnings.push_back("n_ctx " + n(s.n_ctx) + " exceeds the model's max_position_embeddings " + n(limit) + ": llama.cpp allocates "
+        b.warnings.push_back("n_ctx " + n(s.n_ctx) + " exceeds the model's max_position_embeddings " + n(limit) +
+                             ": llama.cpp allocates "
                              "it but warns \"n_ctx_seq > n_ctx_train -- possible training context overflow\" (llama-server caps each "
-                             "slot at " + n(limit) + "); the bill keeps the full n_ctx cache");
+                             "slot at " +
+                             n(limit) + "); the bill keeps the full n_ctx cache");
     // vLLM config/model.py _get_and_verify_max_len: a max_model_len above the derived limit is a ValueError
     // unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (the derived limit is max_position_embeddings, times the rope
     // scaling factor for yarn, dynamic and linear scaling).
@@ -132,7 +139,8 @@ void length_checks(const Scenario& s, Bill& b) {
     const bool packed = is_packed(s.weights);
     const std::int64_t g = s.group_size;
     if (packed && g != -1 && g != 32 && g != 64 && g != 128)
-        b.warnings.push_back("group_size " + n(g) + " with weights \"" + s.weights + "\": GPTQ and AWQ checkpoints use -1 (per "
+        b.warnings.push_back("group_size " + n(g) + " with weights \"" + s.weights +
+                             "\": GPTQ and AWQ checkpoints use -1 (per "
                              "channel), 32, 64 or 128, and vLLM's Marlin kernels take only these" +
                              (s.model.hidden > 0 && g > 0 && s.model.hidden % g != 0
                                   ? "; " + n(g) + " does not divide the hidden size " + n(s.model.hidden) +
@@ -144,14 +152,16 @@ void setting_checks(const Scenario& s, Bill& b) {
     // A custom GPU declared with bf16 on an architecture without it (before Ampere; AMD from CDNA2 has it).
     const std::string& a = s.gpu.arch;
     if (s.gpu.id == "custom" && s.gpu.bf16 && (a == "pascal" || a == "volta" || a == "turing"))
-        b.warnings.push_back("gpu.bf16 true with arch \"" + a + "\": bf16 tensor cores start with Ampere "
+        b.warnings.push_back("gpu.bf16 true with arch \"" + a +
+                             "\": bf16 tensor cores start with Ampere "
                              "(torch.cuda.is_bf16_supported() is false before it; bf16 runs emulated, if at all): set \"bf16\": false");
     // LitGPT adapter_v2.py: blocks below adapter_start_layer get no prompt, but every linear keeps its
     // trainable bias and scale (llama-adapter with no adapted layer is a read error).
     if (s.workload == Workload::train && s.method == Method::adapter_v2 && s.model.layers > 0 && !s.model.stack &&
         s.adapter_start_layer >= s.model.layers)
         b.warnings.push_back("adapter_start_layer " + n(s.adapter_start_layer) + " is past the model's last layer (" + n(s.model.layers) +
-                             " layers, numbered 0 to " + n(s.model.layers - 1) + "): no layer gets an adapter prompt; only "
+                             " layers, numbered 0 to " + n(s.model.layers - 1) +
+                             "): no layer gets an adapter prompt; only "
                              "adapter-v2's biases, scales and norms train");
 }
 

@@ -18,12 +18,16 @@ namespace {
 // P_os 4 + 12/Nd, P_os+g 2 + 14/Nd, P_os+g+p 16/Nd). FSDP's FULL_SHARD is stage 3, SHARD_GRAD_OP stage 2.
 double adam_bytes_per_param(Sharding sh, double nd) {
     switch (sh) {
-        case Sharding::zero1: return 4 + 12 / nd;
+        case Sharding::zero1:
+            return 4 + 12 / nd;
         case Sharding::zero2:
-        case Sharding::fsdp_grad_op: return 2 + 14 / nd;
+        case Sharding::fsdp_grad_op:
+            return 2 + 14 / nd;
         case Sharding::zero3:
-        case Sharding::fsdp_full: return 16 / nd;
-        case Sharding::none: break;
+        case Sharding::fsdp_full:
+            return 16 / nd;
+        case Sharding::none:
+            break;
     }
     return 16;
 }
@@ -32,12 +36,18 @@ bool shards_weights(Sharding sh) { return sh == Sharding::zero3 || sh == Shardin
 
 const char* stage_name(Sharding sh) {
     switch (sh) {
-        case Sharding::zero1: return "ZeRO-1";
-        case Sharding::zero2: return "ZeRO-2";
-        case Sharding::fsdp_grad_op: return "FSDP SHARD_GRAD_OP";
-        case Sharding::zero3: return "ZeRO-3";
-        case Sharding::fsdp_full: return "FSDP FULL_SHARD";
-        case Sharding::none: break;
+        case Sharding::zero1:
+            return "ZeRO-1";
+        case Sharding::zero2:
+            return "ZeRO-2";
+        case Sharding::fsdp_grad_op:
+            return "FSDP SHARD_GRAD_OP";
+        case Sharding::zero3:
+            return "ZeRO-3";
+        case Sharding::fsdp_full:
+            return "FSDP FULL_SHARD";
+        case Sharding::none:
+            break;
     }
     return "";
 }

@@ -10,10 +10,10 @@ namespace vramcalc::detail {
 
 // Bytes per trainable (or frozen) parameter for a precision recipe as a framework implements it.
 struct Recipe {
-    double weight = 4;   // the model's own parameters
-    double master = 0;   // a separate fp32 master copy (DeepSpeed/Megatron mixed precision)
-    double grad = 4;     // gradients of trainable parameters
-    double state = 4;    // one optimizer state element
+    double weight = 4;  // the model's own parameters
+    double master = 0;  // a separate fp32 master copy (DeepSpeed/Megatron mixed precision)
+    double grad = 4;    // gradients of trainable parameters
+    double state = 4;   // one optimizer state element
     std::string note;
 };
 Recipe training_recipe(Precision p, Framework f);

@@ -24,12 +24,38 @@ namespace {
 // block_iq1_m = 32 + 16 + 8 = 56; block_tq1_0 = fp16 + 4 + 48 = 54; block_tq2_0 = fp16 + 64 = 66; block_mxfp4
 // = 1 B E8M0 + 16 B = 17 per 32; plain integer and float types their width.
 const GgmlType kTypes[] = {
-    {"f32", 1, 4},     {"f16", 1, 2},     {"bf16", 1, 2},     {"q8_0", 32, 34},  {"q6_k", 256, 210},
-    {"q5_k", 256, 176}, {"q5_1", 32, 24},  {"q5_0", 32, 22},   {"q4_k", 256, 144}, {"q4_1", 32, 20},
-    {"q4_0", 32, 18},  {"q3_k", 256, 110}, {"q2_k", 256, 84},  {"iq4_xs", 256, 136}, {"iq4_nl", 32, 18},
-    {"q8_1", 32, 36},  {"q8_k", 256, 292}, {"iq2_xxs", 256, 66}, {"iq2_xs", 256, 74}, {"iq2_s", 256, 82},
-    {"iq3_xxs", 256, 98}, {"iq3_s", 256, 110}, {"iq1_s", 256, 50}, {"iq1_m", 256, 56}, {"tq1_0", 256, 54},
-    {"tq2_0", 256, 66}, {"mxfp4", 32, 17}, {"i8", 1, 1}, {"i16", 1, 2}, {"i32", 1, 4}, {"i64", 1, 8}, {"f64", 1, 8},
+    {"f32", 1, 4},
+    {"f16", 1, 2},
+    {"bf16", 1, 2},
+    {"q8_0", 32, 34},
+    {"q6_k", 256, 210},
+    {"q5_k", 256, 176},
+    {"q5_1", 32, 24},
+    {"q5_0", 32, 22},
+    {"q4_k", 256, 144},
+    {"q4_1", 32, 20},
+    {"q4_0", 32, 18},
+    {"q3_k", 256, 110},
+    {"q2_k", 256, 84},
+    {"iq4_xs", 256, 136},
+    {"iq4_nl", 32, 18},
+    {"q8_1", 32, 36},
+    {"q8_k", 256, 292},
+    {"iq2_xxs", 256, 66},
+    {"iq2_xs", 256, 74},
+    {"iq2_s", 256, 82},
+    {"iq3_xxs", 256, 98},
+    {"iq3_s", 256, 110},
+    {"iq1_s", 256, 50},
+    {"iq1_m", 256, 56},
+    {"tq1_0", 256, 54},
+    {"tq2_0", 256, 66},
+    {"mxfp4", 32, 17},
+    {"i8", 1, 1},
+    {"i16", 1, 2},
+    {"i32", 1, 4},
+    {"i64", 1, 8},
+    {"f64", 1, 8},
 };
 
 const GgmlType& T(const char* name) { return *ggml_type(name); }
@@ -125,9 +151,11 @@ const GgmlType& gguf_tensor_type(const GgufContext& c, const std::string& role, 
     if (role == "ffn_down") {
         if (f == "q2_k") t = &T("q3_k");
         else if (f == "q3_k_m")
-            t = &T(i < n / 16 ? "q5_k" : (!falcon || use_more_bits(i, n)) ? "q4_k" : "q3_k");
+            t = &T(i < n / 16 ? "q5_k" : (!falcon || use_more_bits(i, n)) ? "q4_k"
+                                                                          : "q3_k");
         else if (f == "q4_k_m") {
-            if (falcon) t = &T(i < n / 16 ? "q6_k" : use_more_bits(i, n) ? "q5_k" : "q4_k");
+            if (falcon) t = &T(i < n / 16 ? "q6_k" : use_more_bits(i, n) ? "q5_k"
+                                                                         : "q4_k");
             else if (use_more_bits(i, n)) t = &T("q6_k");
         } else if (f == "iq4_xs" && i < n / 8) {
             t = &T("q5_k");  // without an importance matrix
@@ -156,20 +184,41 @@ std::string gguf_role(const ModelSpec& m, const ParamGroup& g) {
     // projections take the ffn_up rules (llama_tensor_get_type treats ffn_gate and ffn_up alike for the
     // file types we model); MLA's low-rank q_a/q_b/kv_a fall under its default rule.
     switch (g.role) {
-        case Role::lm_head: return "output";
-        case Role::embed: return g.rows == m.vocab ? "token_embd" : "other";
-        case Role::router: return "router";
-        case Role::v: return "attn_v";
-        case Role::qkv: return "attn_qkv";
-        case Role::kv_b: return "attn_kv_b";
-        case Role::k: return "attn_k";
-        case Role::q: return "attn_q";
-        case Role::o: return "attn_output";
-        case Role::down: return "ffn_down";
-        case Role::gate: case Role::up: case Role::gate_up: case Role::pooler: return "ffn_up";
-        case Role::q_a: case Role::q_b: case Role::kv_a: case Role::norm: case Role::vision: return "other";
-        case Role::ssm_in: return "ssm_in";
-        case Role::ssm_out: return "ssm_out";
+        case Role::lm_head:
+            return "output";
+        case Role::embed:
+            return g.rows == m.vocab ? "token_embd" : "other";
+        case Role::router:
+            return "router";
+        case Role::v:
+            return "attn_v";
+        case Role::qkv:
+            return "attn_qkv";
+        case Role::kv_b:
+            return "attn_kv_b";
+        case Role::k:
+            return "attn_k";
+        case Role::q:
+            return "attn_q";
+        case Role::o:
+            return "attn_output";
+        case Role::down:
+            return "ffn_down";
+        case Role::gate:
+        case Role::up:
+        case Role::gate_up:
+        case Role::pooler:
+            return "ffn_up";
+        case Role::q_a:
+        case Role::q_b:
+        case Role::kv_a:
+        case Role::norm:
+        case Role::vision:
+            return "other";
+        case Role::ssm_in:
+            return "ssm_in";
+        case Role::ssm_out:
+            return "ssm_out";
     }
     return "other";
 }
@@ -211,7 +260,7 @@ struct TensorCoster {
         mix[t.name] += n * k;
         if (std::string(t.name) != "f32" && std::string(t.name) != "f16") w.quantized_params += n * k;
         return ggml_tensor_bytes(t, g.rows, g.cols) + bias;
-        }
+    }
 
     // Bytes of one tensor of group g at decoder layer i (i < 0: not in a layer).
     double operator()(const ParamGroup& g, i64 i, double k) {

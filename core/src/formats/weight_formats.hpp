@@ -28,8 +28,8 @@ double ggml_tensor_bytes(const GgmlType& t, i64 rows, i64 cols);
 // `role`: "token_embd", "output", "attn_v", "attn_k", "attn_q", "attn_output", "ffn_down", "ffn_up",
 // "ffn_gate", "other"; `i_layer` of `n_layer`. Includes the fallback for shapes a block does not divide.
 struct GgufContext {
-    std::string ftype;      // "q4_k_m", ...
-    std::string arch;       // model_type ("falcon" changes some rules)
+    std::string ftype;  // "q4_k_m", ...
+    std::string arch;   // model_type ("falcon" changes some rules)
     i64 n_layer = 0, n_gqa = 1, n_expert = 0;
     bool tied_embeddings = false;
     bool type_70b = false;  // llama.cpp LLM_TYPE_70B (80-layer Llama-2/3 70B, Qwen2-72B)
@@ -38,13 +38,13 @@ const GgmlType& gguf_tensor_type(const GgufContext& c, const std::string& role, 
 
 // Where the weight bytes of a model live.
 struct WeightBytes {
-    double input = 0;              // input embedding(s) (and position embeddings)
-    double output = 0;             // final norm and LM head (0 bytes of head when tied)
-    std::vector<double> layers;    // per decoder layer (encoder stacks are counted in `input`)
+    double input = 0;            // input embedding(s) (and position embeddings)
+    double output = 0;           // final norm and LM head (0 bytes of head when tied)
+    std::vector<double> layers;  // per decoder layer (encoder stacks are counted in `input`)
     double total() const;
-    double quantized_params = 0;   // parameters stored in a quantised format
-    double largest_layer_linear = 0;  // weights of the largest quantised linear in a decoder layer
-    double quantized_head = 0;        // weights of the lm_head when it is quantised (else 0)
+    double quantized_params = 0;                           // parameters stored in a quantised format
+    double largest_layer_linear = 0;                       // weights of the largest quantised linear in a decoder layer
+    double quantized_head = 0;                             // weights of the lm_head when it is quantised (else 0)
     std::vector<std::pair<std::string, double>> gguf_mix;  // GGUF: parameters per ggml type
     std::string detail;
 };

@@ -23,7 +23,9 @@ void target_linear(Importer& im, const Entry& e) {
     if (auto v = im.boolean(e); v && *v) im.set("lora.targets", "all-linear", e);
     else if (v) im.ignore(e, "false: lora_target_modules");
 }
-void sequence_len(Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("seq_len", *v, e); }
+void sequence_len(Importer& im, const Entry& e) {
+    if (auto v = im.integer(e)) im.set("seq_len", *v, e);
+}
 // axolotl loads the model in bf16 when bf16 is set (normalize_config: cfg.torch_dtype, utils/config/__init__.py;
 // loaders/model.py passes it as torch_dtype) and the HF Trainer keeps it so; finish_hf_precision undoes it under
 // DeepSpeed or FSDP (fp32 master weights).
@@ -51,7 +53,9 @@ const char* kLog = "logging and saving: no effect on memory";
 
 const Rule kAxolotl[] = {
     {"base_model", [](Importer& im, const Entry& e) { im.model(e, e.value); }},
-    {"adapter", adapter}, {"load_in_4bit", in_4bit}, {"load_in_8bit", in_8bit},
+    {"adapter", adapter},
+    {"load_in_4bit", in_4bit},
+    {"load_in_8bit", in_8bit},
     {"lora_r", [](Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("lora.rank", *v, e); }},
     {"lora_alpha", [](Importer& im, const Entry& e) { if (auto v = im.number(e)) im.set("lora.alpha", *v, e); }},
     {"lora_dropout", [](Importer& im, const Entry& e) { if (auto v = im.number(e)) im.set("lora.dropout", *v, e); }},
@@ -61,26 +65,47 @@ const Rule kAxolotl[] = {
          if (e.kind == Entry::Kind::list) im.set("lora.targets", e.items, e);
          else im.ignore(e, "not a list of module names");
      }},
-    {"sequence_len", sequence_len}, {"micro_batch_size", read_micro_batch},
+    {"sequence_len", sequence_len},
+    {"micro_batch_size", read_micro_batch},
     {"gradient_accumulation_steps", [](Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("grad_accum", *v, e); }},
-    {"optimizer", read_optimizer}, {"bf16", bf16},
+    {"optimizer", read_optimizer},
+    {"bf16", bf16},
     {"fp16", [](Importer& im, const Entry& e) { if (auto v = im.boolean(e); v && *v) im.set("precision", "fp16", e, "the model loads in fp16"); else if (v) im.ignore(e, "false"); }},
     {"gradient_checkpointing", checkpointing},
-    {"flash_attention", flash}, {"sdp_attention", sdp},
+    {"flash_attention", flash},
+    {"sdp_attention", sdp},
     {"deepspeed", nullptr, "a path to a DeepSpeed JSON: import that file too"},
-    {"fsdp", nullptr, kNotModelled}, {"fsdp_config.*", nullptr, kNotModelled},
-    {"model_type", nullptr, kNoMemory}, {"tokenizer_type", nullptr, kNoMemory}, {"strict", nullptr, kNoMemory},
+    {"fsdp", nullptr, kNotModelled},
+    {"fsdp_config.*", nullptr, kNotModelled},
+    {"model_type", nullptr, kNoMemory},
+    {"tokenizer_type", nullptr, kNoMemory},
+    {"strict", nullptr, kNoMemory},
     {"tf32", nullptr, "TF32 matmuls: no effect on memory"},
     {"sample_packing", nullptr, "packed sequences fill sequence_len: the bill counts full sequences"},
     {"pad_to_sequence_len", nullptr, "every batch padded to sequence_len: the bill counts full sequences"},
-    {"datasets", nullptr, kData}, {"dataset_prepared_path", nullptr, kData}, {"val_set_size", nullptr, kData},
-    {"special_tokens.*", nullptr, kNoMemory}, {"chat_template", nullptr, kNoMemory},
-    {"output_dir", nullptr, kLog}, {"lora_model_dir", nullptr, kLog}, {"resume_from_checkpoint", nullptr, kLog},
-    {"logging_steps", nullptr, kLog}, {"evals_per_epoch", nullptr, kLog}, {"saves_per_epoch", nullptr, kLog},
-    {"wandb_project", nullptr, kLog}, {"wandb_entity", nullptr, kLog}, {"wandb_watch", nullptr, kLog},
-    {"wandb_name", nullptr, kLog}, {"wandb_log_model", nullptr, kLog}, {"hub_model_id", nullptr, kLog},
-    {"num_epochs", nullptr, kNoMemory}, {"lr_scheduler", nullptr, kNoMemory}, {"learning_rate", nullptr, kNoMemory},
-    {"warmup_steps", nullptr, kNoMemory}, {"warmup_ratio", nullptr, kNoMemory}, {"weight_decay", nullptr, kNoMemory},
+    {"datasets", nullptr, kData},
+    {"dataset_prepared_path", nullptr, kData},
+    {"val_set_size", nullptr, kData},
+    {"special_tokens.*", nullptr, kNoMemory},
+    {"chat_template", nullptr, kNoMemory},
+    {"output_dir", nullptr, kLog},
+    {"lora_model_dir", nullptr, kLog},
+    {"resume_from_checkpoint", nullptr, kLog},
+    {"logging_steps", nullptr, kLog},
+    {"evals_per_epoch", nullptr, kLog},
+    {"saves_per_epoch", nullptr, kLog},
+    {"wandb_project", nullptr, kLog},
+    {"wandb_entity", nullptr, kLog},
+    {"wandb_watch", nullptr, kLog},
+    {"wandb_name", nullptr, kLog},
+    {"wandb_log_model", nullptr, kLog},
+    {"hub_model_id", nullptr, kLog},
+    {"num_epochs", nullptr, kNoMemory},
+    {"lr_scheduler", nullptr, kNoMemory},
+    {"learning_rate", nullptr, kNoMemory},
+    {"warmup_steps", nullptr, kNoMemory},
+    {"warmup_ratio", nullptr, kNoMemory},
+    {"weight_decay", nullptr, kNoMemory},
     {"max_grad_norm", nullptr, kNoMemory},
 };
 

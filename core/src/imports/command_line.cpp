@@ -33,8 +33,16 @@ std::vector<Word> shell_words(std::string_view t, int& open_quote) {
     };
     for (std::size_t i = 0; i < t.size() && out.size() <= kMaxWords; ++i) {
         const char c = t[i];
-        if (c == '\\' && i + 1 < t.size() && t[i + 1] == '\n') { ++line; ++i; continue; }
-        if (c == '\\' && i + 2 < t.size() && t[i + 1] == '\r' && t[i + 2] == '\n') { ++line; i += 2; continue; }
+        if (c == '\\' && i + 1 < t.size() && t[i + 1] == '\n') {
+            ++line;
+            ++i;
+            continue;
+        }
+        if (c == '\\' && i + 2 < t.size() && t[i + 1] == '\r' && t[i + 2] == '\n') {
+            ++line;
+            i += 2;
+            continue;
+        }
         if (c == '\n' || c == ';' || c == '|' || c == '&' || c == '>' || c == '<') {
             // "2>&1" and "2>": a digit word right before a redirection belongs to it.
             if ((c == '>' || c == '<') && in_word && cur.size() == 1 && std::isdigit(static_cast<unsigned char>(cur[0]))) cur.clear(), in_word = false;
@@ -43,7 +51,10 @@ std::vector<Word> shell_words(std::string_view t, int& open_quote) {
             if (c == '\n') ++line;
             continue;
         }
-        if (c == ' ' || c == '\t' || c == '\r') { flush(); continue; }
+        if (c == ' ' || c == '\t' || c == '\r') {
+            flush();
+            continue;
+        }
         if (c == '#' && !in_word) {  // a comment runs to the end of the line
             while (i + 1 < t.size() && t[i + 1] != '\n') ++i;
             continue;
@@ -115,7 +126,10 @@ std::vector<Entry> flags_of(const std::vector<Word>& ws, std::size_t from, std::
     return out;
 }
 
-enum class Engine { none, vllm, sglang, llamacpp };
+enum class Engine { none,
+                    vllm,
+                    sglang,
+                    llamacpp };
 
 // Where the program of command ws[from, to) starts its flags, and which engine it is.
 Engine engine_of(const std::vector<Word>& ws, std::size_t from, std::size_t to, std::size_t& args) {
@@ -146,7 +160,7 @@ Result<Imported> import_command_line(std::string_view text, const Catalog& catal
         recognised = true;
         Result<Imported> r;
         r.errors.push_back({"text", "more than " + std::to_string(kMaxWords) + " words (the size limit for a command line; real ones "
-                                    "have a few hundred): refused"});
+                                                                               "have a few hundred): refused"});
         return r;
     }
     for (std::size_t start = 0; start < ws.size();) {
@@ -165,10 +179,10 @@ Result<Imported> import_command_line(std::string_view text, const Catalog& catal
             }
             std::vector<Word> positional;
             const auto flags = flags_of(ws, args, end, positional);
-            const char* name = eng == Engine::vllm ? "vllm" : eng == Engine::sglang ? "sglang" : "llama.cpp";
+            const char* name = eng == Engine::vllm ? "vllm" : eng == Engine::sglang ? "sglang"
+                                                                                    : "llama.cpp";
             Importer im(name, catalog);
-            Entry model{.key = "MODEL", .value = positional.empty() ? "" : positional.front().text, .kind = Entry::Kind::scalar,
-                        .items = {}, .line = positional.empty() ? 0 : positional.front().line};
+            Entry model{.key = "MODEL", .value = positional.empty() ? "" : positional.front().text, .kind = Entry::Kind::scalar, .items = {}, .line = positional.empty() ? 0 : positional.front().line};
             if (eng == Engine::vllm) import_vllm(im, flags, positional.empty() ? nullptr : &model);
             else if (eng == Engine::sglang) import_sglang(im, flags);
             else import_llamacpp(im, flags);

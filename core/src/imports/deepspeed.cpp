@@ -49,8 +49,9 @@ void grad_accum(Importer& im, const Entry& e) {
 }
 void bucket(Importer& im, const Entry& e) {
     if (is_auto(im, e)) return;
-    if (im.integer(e)) im.ignore(e, "read, not modelled: the bill sizes DeepSpeed's buffers with its defaults "
-                                    "(reduce_bucket_size 5e8, stage3_prefetch_bucket_size 5e7; docs/methodology.md)");
+    if (im.integer(e)) im.ignore(e,
+                                 "read, not modelled: the bill sizes DeepSpeed's buffers with its defaults "
+                                 "(reduce_bucket_size 5e8, stage3_prefetch_bucket_size 5e7; docs/methodology.md)");
 }
 
 const Rule kDeepSpeed[] = {
@@ -83,7 +84,8 @@ const Rule kDeepSpeed[] = {
     {"train_batch_size", nullptr, "micro-batch x accumulation x GPUs: the first two set the bill"},
     {"gradient_clipping", nullptr, kNoMemory},
     {"zero_allow_untested_optimizer", nullptr, kNoMemory},
-    {"steps_per_print", nullptr, kNoMemory}, {"wall_clock_breakdown", nullptr, kNoMemory},
+    {"steps_per_print", nullptr, kNoMemory},
+    {"wall_clock_breakdown", nullptr, kNoMemory},
     {"optimizer.*", nullptr, "the HF Trainer's optimizer is read from its own arguments"},
     {"scheduler.*", nullptr, kNoMemory},
     {"activation_checkpointing.*", nullptr, kNotModelled},

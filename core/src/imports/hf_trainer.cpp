@@ -94,9 +94,15 @@ void double_quant(Importer& im, const Entry& e) {
     if (auto v = im.boolean(e); v && *v) im.set("quantization", "nf4-dq", e);
     else if (v) im.ignore(e, "false");
 }
-void lora_rank(Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("lora.rank", *v, e); }
-void lora_alpha(Importer& im, const Entry& e) { if (auto v = im.number(e)) im.set("lora.alpha", *v, e); }
-void lora_dropout(Importer& im, const Entry& e) { if (auto v = im.number(e)) im.set("lora.dropout", *v, e); }
+void lora_rank(Importer& im, const Entry& e) {
+    if (auto v = im.integer(e)) im.set("lora.rank", *v, e);
+}
+void lora_alpha(Importer& im, const Entry& e) {
+    if (auto v = im.number(e)) im.set("lora.alpha", *v, e);
+}
+void lora_dropout(Importer& im, const Entry& e) {
+    if (auto v = im.number(e)) im.set("lora.dropout", *v, e);
+}
 void lora_targets(Importer& im, const Entry& e) {
     if (e.kind == Entry::Kind::list) return im.set("lora.targets", e.items, e);
     if (e.kind == Entry::Kind::null) return im.ignore(e, "null: the model type's default targets");
@@ -111,8 +117,12 @@ void grpo_group(Importer& im, const Entry& e) {
         im.set("rlhf.group_size", *v, e);
     }
 }
-void prompt_len(Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("rlhf.prompt_len", *v, e); }
-void gen_len(Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("rlhf.gen_len", *v, e); }
+void prompt_len(Importer& im, const Entry& e) {
+    if (auto v = im.integer(e)) im.set("rlhf.prompt_len", *v, e);
+}
+void gen_len(Importer& im, const Entry& e) {
+    if (auto v = im.integer(e)) im.set("rlhf.gen_len", *v, e);
+}
 void use_vllm(Importer& im, const Entry& e) {
     if (auto v = im.boolean(e)) im.set("rlhf.rollout.engine", *v ? "vllm" : "hf", e);
 }
@@ -122,7 +132,9 @@ void vllm_mode(Importer& im, const Entry& e) {
     else if (v == "server") im.set("rlhf.rollout.placement", "separate", e);
     else im.ignore(e, "allowed: colocate, server");
 }
-void vllm_share(Importer& im, const Entry& e) { if (auto v = im.number(e)) im.set("rlhf.rollout.gpu_memory_utilization", *v, e); }
+void vllm_share(Importer& im, const Entry& e) {
+    if (auto v = im.number(e)) im.set("rlhf.rollout.gpu_memory_utilization", *v, e);
+}
 
 // SFTConfig.loss_type: "nll" (transformers' loss on the full logits), "chunked_nll" (TRL's chunked lm_head +
 // cross-entropy); others ("dft") change the loss's weighting of the same logits. Liger's kernels patch the model's
@@ -181,21 +193,45 @@ const Rule kHf[] = {
     {"model_init_kwargs.dtype", dtype},
     {"tf32", nullptr, "TF32 matmuls: no effect on memory"},
     {"per_device_eval_batch_size", nullptr, "evaluation: the bill is the training step"},
-    {"learning_rate", nullptr, kSchedule}, {"lr_scheduler_type", nullptr, kSchedule}, {"warmup_ratio", nullptr, kSchedule},
-    {"warmup_steps", nullptr, kSchedule}, {"num_train_epochs", nullptr, kSchedule}, {"max_steps", nullptr, kSchedule},
-    {"weight_decay", nullptr, kSchedule}, {"max_grad_norm", nullptr, kSchedule}, {"adam_beta1", nullptr, kSchedule},
-    {"adam_beta2", nullptr, kSchedule}, {"adam_epsilon", nullptr, kSchedule}, {"seed", nullptr, kNoMemory}, {"beta", nullptr, kSchedule},
+    {"learning_rate", nullptr, kSchedule},
+    {"lr_scheduler_type", nullptr, kSchedule},
+    {"warmup_ratio", nullptr, kSchedule},
+    {"warmup_steps", nullptr, kSchedule},
+    {"num_train_epochs", nullptr, kSchedule},
+    {"max_steps", nullptr, kSchedule},
+    {"weight_decay", nullptr, kSchedule},
+    {"max_grad_norm", nullptr, kSchedule},
+    {"adam_beta1", nullptr, kSchedule},
+    {"adam_beta2", nullptr, kSchedule},
+    {"adam_epsilon", nullptr, kSchedule},
+    {"seed", nullptr, kNoMemory},
+    {"beta", nullptr, kSchedule},
     {"lr_scheduler_kwargs.*", nullptr, kSchedule},
-    {"output_dir", nullptr, kLogging}, {"overwrite_output_dir", nullptr, kLogging}, {"logging_steps", nullptr, kLogging},
-    {"save_steps", nullptr, kLogging}, {"save_strategy", nullptr, kLogging}, {"save_total_limit", nullptr, kLogging},
-    {"save_only_model", nullptr, kLogging}, {"eval_strategy", nullptr, kLogging}, {"evaluation_strategy", nullptr, kLogging},
-    {"eval_steps", nullptr, kLogging}, {"do_train", nullptr, kLogging}, {"do_eval", nullptr, kLogging},
-    {"report_to", nullptr, kLogging}, {"run_name", nullptr, kLogging}, {"logging_dir", nullptr, kLogging},
-    {"push_to_hub", nullptr, kLogging}, {"hub_model_id", nullptr, kLogging}, {"resume_from_checkpoint", nullptr, kLogging},
-    {"ddp_timeout", nullptr, kNoMemory}, {"dataloader_num_workers", nullptr, "host memory of data workers: not modelled"},
+    {"output_dir", nullptr, kLogging},
+    {"overwrite_output_dir", nullptr, kLogging},
+    {"logging_steps", nullptr, kLogging},
+    {"save_steps", nullptr, kLogging},
+    {"save_strategy", nullptr, kLogging},
+    {"save_total_limit", nullptr, kLogging},
+    {"save_only_model", nullptr, kLogging},
+    {"eval_strategy", nullptr, kLogging},
+    {"evaluation_strategy", nullptr, kLogging},
+    {"eval_steps", nullptr, kLogging},
+    {"do_train", nullptr, kLogging},
+    {"do_eval", nullptr, kLogging},
+    {"report_to", nullptr, kLogging},
+    {"run_name", nullptr, kLogging},
+    {"logging_dir", nullptr, kLogging},
+    {"push_to_hub", nullptr, kLogging},
+    {"hub_model_id", nullptr, kLogging},
+    {"resume_from_checkpoint", nullptr, kLogging},
+    {"ddp_timeout", nullptr, kNoMemory},
+    {"dataloader_num_workers", nullptr, "host memory of data workers: not modelled"},
     {"dataset_name", nullptr, "the data: the bill counts seq_len tokens per sequence"},
-    {"dataset_config", nullptr, kNoMemory}, {"dataset_text_field", nullptr, kNoMemory},
-    {"trust_remote_code", nullptr, kNoMemory}, {"remove_unused_columns", nullptr, kNoMemory},
+    {"dataset_config", nullptr, kNoMemory},
+    {"dataset_text_field", nullptr, kNoMemory},
+    {"trust_remote_code", nullptr, kNoMemory},
+    {"remove_unused_columns", nullptr, kNoMemory},
     {"packing", nullptr, "packed sequences fill seq_len: the bill counts full sequences"},
 };
 

@@ -67,8 +67,7 @@ Result<Imported> import_document(std::string_view text, const Catalog& catalog) 
     };
     static const Format kFormats[] = {
         {"peft", [](const std::vector<Entry>& e) { return has_key(e, "peft_type"); }, import_peft},
-        {"deepspeed", [](const std::vector<Entry>& e) {
-             return has_any(e, {"zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size"}); },
+        {"deepspeed", [](const std::vector<Entry>& e) { return has_any(e, {"zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size"}); },
          [](Importer& im, std::span<const Entry> e) { import_deepspeed(im, e); }},
         {"accelerate", [](const std::vector<Entry>& e) { return has_any(e, {"distributed_type", "compute_environment"}); },
          import_accelerate},
@@ -76,11 +75,9 @@ Result<Imported> import_document(std::string_view text, const Catalog& catalog) 
         {"axolotl", [](const std::vector<Entry>& e) { return has_key(e, "base_model"); }, import_axolotl},
         {"llamafactory", [](const std::vector<Entry>& e) { return has_any(e, {"finetuning_type", "stage", "cutoff_len", "template"}); },
          import_llamafactory},
-        {"trl", [](const std::vector<Entry>& e) {
-             return has_any(e, {"model_name_or_path", "num_generations", "use_peft", "max_prompt_length", "dataset_name"}); },
+        {"trl", [](const std::vector<Entry>& e) { return has_any(e, {"model_name_or_path", "num_generations", "use_peft", "max_prompt_length", "dataset_name"}); },
          import_trl},
-        {"hf-trainer", [](const std::vector<Entry>& e) {
-             return has_any(e, {"per_device_train_batch_size", "gradient_accumulation_steps", "output_dir"}); },
+        {"hf-trainer", [](const std::vector<Entry>& e) { return has_any(e, {"per_device_train_batch_size", "gradient_accumulation_steps", "output_dir"}); },
          import_hf_trainer},
     };
     for (const auto& f : kFormats)
@@ -95,8 +92,10 @@ Result<Imported> import_document(std::string_view text, const Catalog& catalog) 
     Result<Imported> r;
     std::string keys;
     for (std::size_t i = 0; i < es.size() && i < 6; ++i) keys += (i ? ", " : "") + es[i].key;
-    r.errors.push_back({"line 1", "not a format vramcalc imports (vllm/sglang/llama.cpp command lines, DeepSpeed, accelerate, "
-                                  "HF TrainingArguments, TRL, LLaMA-Factory, axolotl, torchtune, PEFT); its keys: " + keys});
+    r.errors.push_back({"line 1",
+                        "not a format vramcalc imports (vllm/sglang/llama.cpp command lines, DeepSpeed, accelerate, "
+                        "HF TrainingArguments, TRL, LLaMA-Factory, axolotl, torchtune, PEFT); its keys: " +
+                            keys});
     return r;
 }
 

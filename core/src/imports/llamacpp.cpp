@@ -11,10 +11,7 @@ namespace {
 // The GGUF weight format a file or repo name carries ("...-Q4_K_M.gguf", "...-Q8_0-GGUF", "repo:Q8_0").
 std::string gguf_format(const std::string& name) {
     const std::string n = lower(name);
-    static const std::array<std::pair<const char*, const char*>, 10> kTags = {{
-        {"q4_k_m", "gguf-q4_k_m"}, {"q5_k_m", "gguf-q5_k_m"}, {"q3_k_m", "gguf-q3_k_m"}, {"q6_k", "gguf-q6_k"},
-        {"q8_0", "gguf-q8_0"}, {"q5_0", "gguf-q5_0"}, {"q4_0", "gguf-q4_0"}, {"q2_k", "gguf-q2_k"},
-        {"iq4_xs", "gguf-iq4_xs"}, {"f16", "gguf-f16"}}};
+    static const std::array<std::pair<const char*, const char*>, 10> kTags = {{{"q4_k_m", "gguf-q4_k_m"}, {"q5_k_m", "gguf-q5_k_m"}, {"q3_k_m", "gguf-q3_k_m"}, {"q6_k", "gguf-q6_k"}, {"q8_0", "gguf-q8_0"}, {"q5_0", "gguf-q5_0"}, {"q4_0", "gguf-q4_0"}, {"q2_k", "gguf-q2_k"}, {"iq4_xs", "gguf-iq4_xs"}, {"f16", "gguf-f16"}}};
     for (const auto& [tag, format] : kTags)
         if (n.find(tag) != std::string::npos) return format;
     return "";
@@ -70,29 +67,60 @@ void flash_attention(Importer& im, const Entry& e) {
 }
 
 const Rule kLlamaCpp[] = {
-    {"-m", model_file}, {"--model", model_file}, {"-hf", model_file}, {"-hfr", model_file}, {"--hf-repo", model_file},
-    {"--hf-file", model_file}, {"-hff", model_file},
-    {"-c", context}, {"--ctx-size", context},
-    {"-ngl", gpu_layers}, {"--n-gpu-layers", gpu_layers}, {"--gpu-layers", gpu_layers},
+    {"-m", model_file},
+    {"--model", model_file},
+    {"-hf", model_file},
+    {"-hfr", model_file},
+    {"--hf-repo", model_file},
+    {"--hf-file", model_file},
+    {"-hff", model_file},
+    {"-c", context},
+    {"--ctx-size", context},
+    {"-ngl", gpu_layers},
+    {"--n-gpu-layers", gpu_layers},
+    {"--gpu-layers", gpu_layers},
     {"-ub", [](Importer& im, const Entry& e) { if (auto v = int_arg(im, e)) im.set("n_ubatch", *v, e); }},
     {"--ubatch-size", [](Importer& im, const Entry& e) { if (auto v = int_arg(im, e)) im.set("n_ubatch", *v, e); }},
-    {"-ctk", read_kv_dtype}, {"--cache-type-k", read_kv_dtype},
-    {"-ctv", cache_type_v}, {"--cache-type-v", cache_type_v},
-    {"-fa", flash_attention}, {"--flash-attn", flash_attention},
+    {"-ctk", read_kv_dtype},
+    {"--cache-type-k", read_kv_dtype},
+    {"-ctv", cache_type_v},
+    {"--cache-type-v", cache_type_v},
+    {"-fa", flash_attention},
+    {"--flash-attn", flash_attention},
     {"-b", nullptr, "the logical batch: the compute buffer is sized by the physical batch (-ub)"},
     {"--batch-size", nullptr, "the logical batch: the compute buffer is sized by the physical batch (-ub)"},
     {"-np", nullptr, "parallel slots share the n_ctx cells: the KV cache stays n_ctx"},
     {"--parallel", nullptr, "parallel slots share the n_ctx cells: the KV cache stays n_ctx"},
-    {"-sm", nullptr, kNotModelled}, {"--split-mode", nullptr, kNotModelled}, {"-ts", nullptr, kNotModelled},
-    {"--tensor-split", nullptr, kNotModelled}, {"--mmproj", nullptr, kNotModelled}, {"-ot", nullptr, kNotModelled},
-    {"--override-tensor", nullptr, kNotModelled}, {"--no-kv-offload", nullptr, kNotModelled}, {"-nkvo", nullptr, kNotModelled},
-    {"--no-mmap", nullptr, "host memory only"}, {"--mlock", nullptr, "host memory only"},
-    {"-t", nullptr, kNoMemory}, {"--threads", nullptr, kNoMemory}, {"-n", nullptr, kNoMemory}, {"--n-predict", nullptr, kNoMemory},
-    {"--temp", nullptr, kNoMemory}, {"--top-k", nullptr, kNoMemory}, {"--top-p", nullptr, kNoMemory}, {"--min-p", nullptr, kNoMemory},
-    {"--jinja", nullptr, kNoMemory}, {"--chat-template", nullptr, kNoMemory}, {"--reasoning-format", nullptr, kNoMemory},
+    {"-sm", nullptr, kNotModelled},
+    {"--split-mode", nullptr, kNotModelled},
+    {"-ts", nullptr, kNotModelled},
+    {"--tensor-split", nullptr, kNotModelled},
+    {"--mmproj", nullptr, kNotModelled},
+    {"-ot", nullptr, kNotModelled},
+    {"--override-tensor", nullptr, kNotModelled},
+    {"--no-kv-offload", nullptr, kNotModelled},
+    {"-nkvo", nullptr, kNotModelled},
+    {"--no-mmap", nullptr, "host memory only"},
+    {"--mlock", nullptr, "host memory only"},
+    {"-t", nullptr, kNoMemory},
+    {"--threads", nullptr, kNoMemory},
+    {"-n", nullptr, kNoMemory},
+    {"--n-predict", nullptr, kNoMemory},
+    {"--temp", nullptr, kNoMemory},
+    {"--top-k", nullptr, kNoMemory},
+    {"--top-p", nullptr, kNoMemory},
+    {"--min-p", nullptr, kNoMemory},
+    {"--jinja", nullptr, kNoMemory},
+    {"--chat-template", nullptr, kNoMemory},
+    {"--reasoning-format", nullptr, kNoMemory},
     {"--cache-reuse", nullptr, "reuses cached KV between requests: the cache's size does not change"},
-    {"-dt", nullptr, kNoMemory}, {"--defrag-thold", nullptr, kNoMemory}, {"--no-context-shift", nullptr, kNoMemory},
-    {"--alias", nullptr, kNoMemory}, {"-a", nullptr, kNoMemory}, {"--metrics", nullptr, kNoMemory}, {"--seed", nullptr, kNoMemory},
+    {"-dt", nullptr, kNoMemory},
+    {"--defrag-thold", nullptr, kNoMemory},
+    {"--no-context-shift", nullptr, kNoMemory},
+    {"--alias", nullptr, kNoMemory},
+    {"-a", nullptr, kNoMemory},
+    {"--metrics", nullptr, kNoMemory},
+    {"--seed", nullptr, kNoMemory},
 };
 
 }  // namespace

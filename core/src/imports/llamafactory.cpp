@@ -98,31 +98,49 @@ void finish_precision(Importer& im, std::span<const Entry> entries) {
     }
 }
 
-void cutoff(Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("seq_len", *v, e, "the longest a sample is cut to"); }
+void cutoff(Importer& im, const Entry& e) {
+    if (auto v = im.integer(e)) im.set("seq_len", *v, e, "the longest a sample is cut to");
+}
 
 const char* kData = "the data set and its template: the bill counts cutoff_len tokens per sequence";
 
 const Rule kLlamaFactory[] = {
-    {"finetuning_type", method}, {"stage", stage}, {"quantization_bit", quant_bit}, {"double_quantization", double_quant},
+    {"finetuning_type", method},
+    {"stage", stage},
+    {"quantization_bit", quant_bit},
+    {"double_quantization", double_quant},
     {"lora_rank", [](Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("lora.rank", *v, e); }},
     {"lora_alpha", [](Importer& im, const Entry& e) { if (auto v = im.number(e)) im.set("lora.alpha", *v, e); }},
     {"lora_dropout", [](Importer& im, const Entry& e) { if (auto v = im.number(e)) im.set("lora.dropout", *v, e); }},
-    {"lora_target", lora_target}, {"cutoff_len", cutoff}, {"flash_attn", flash_attn},
-    {"disable_gradient_checkpointing", no_checkpointing}, {"enable_liger_kernel", liger},
+    {"lora_target", lora_target},
+    {"cutoff_len", cutoff},
+    {"flash_attn", flash_attn},
+    {"disable_gradient_checkpointing", no_checkpointing},
+    {"enable_liger_kernel", liger},
     {"freeze_trainable_layers", [](Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("trainable_layers", *v, e); }},
-    {"pref_beta", nullptr, "the DPO loss's beta: no effect on memory"}, {"pref_loss", nullptr, kNoMemory},
+    {"pref_beta", nullptr, "the DPO loss's beta: no effect on memory"},
+    {"pref_loss", nullptr, kNoMemory},
     {"reward_model", nullptr, kNotModelled},
-    {"dataset", nullptr, kData}, {"eval_dataset", nullptr, kData}, {"template", nullptr, kData}, {"max_samples", nullptr, kData},
-    {"overwrite_cache", nullptr, kData}, {"preprocessing_num_workers", nullptr, kData}, {"dataset_dir", nullptr, kData},
-    {"val_size", nullptr, kData}, {"packing", nullptr, "packed sequences fill cutoff_len: the bill counts full sequences"},
-    {"plot_loss", nullptr, kNoMemory}, {"use_unsloth", nullptr, kNotModelled},
+    {"dataset", nullptr, kData},
+    {"eval_dataset", nullptr, kData},
+    {"template", nullptr, kData},
+    {"max_samples", nullptr, kData},
+    {"overwrite_cache", nullptr, kData},
+    {"preprocessing_num_workers", nullptr, kData},
+    {"dataset_dir", nullptr, kData},
+    {"val_size", nullptr, kData},
+    {"packing", nullptr, "packed sequences fill cutoff_len: the bill counts full sequences"},
+    {"plot_loss", nullptr, kNoMemory},
+    {"use_unsloth", nullptr, kNotModelled},
     {"use_dora", [](Importer& im, const Entry& e) { boolean_key(im, e, "lora.use_dora"); }},
     {"bf16", [](Importer& im, const Entry& e) { half(im, e, "bf16"); }},
     {"fp16", [](Importer& im, const Entry& e) { half(im, e, "fp16"); }},
     {"pure_bf16", pure_bf16},
-    {"gradient_checkpointing", nullptr, "LLaMA-Factory turns checkpointing on itself unless disable_gradient_checkpointing "
-                                        "(model/model_utils/checkpointing.py); this Trainer key does not turn it off"},
-    {"image_max_pixels", nullptr, kNotModelled}, {"video_max_pixels", nullptr, kNotModelled},
+    {"gradient_checkpointing", nullptr,
+     "LLaMA-Factory turns checkpointing on itself unless disable_gradient_checkpointing "
+     "(model/model_utils/checkpointing.py); this Trainer key does not turn it off"},
+    {"image_max_pixels", nullptr, kNotModelled},
+    {"video_max_pixels", nullptr, kNotModelled},
 };
 
 }  // namespace

@@ -66,9 +66,14 @@ void read_data_parallel(Importer& im, const Entry& e) {
 
 std::span<const Rule> server_common_rules() {
     static const Rule r[] = {
-        {"--host", nullptr, kNoMemory},      {"--port", nullptr, kNoMemory},          {"--api-key", nullptr, kNoMemory},
-        {"--uvicorn-log-level", nullptr, kNoMemory}, {"--ssl-keyfile", nullptr, kNoMemory}, {"--ssl-certfile", nullptr, kNoMemory},
-        {"--log-level", nullptr, kNoMemory}, {"--root-path", nullptr, kNoMemory},
+        {"--host", nullptr, kNoMemory},
+        {"--port", nullptr, kNoMemory},
+        {"--api-key", nullptr, kNoMemory},
+        {"--uvicorn-log-level", nullptr, kNoMemory},
+        {"--ssl-keyfile", nullptr, kNoMemory},
+        {"--ssl-certfile", nullptr, kNoMemory},
+        {"--log-level", nullptr, kNoMemory},
+        {"--root-path", nullptr, kNoMemory},
     };
     return r;
 }
@@ -89,8 +94,10 @@ void finish_gpu_count(Importer& im, std::span<const Entry> flags, std::initializ
             }
     // tp and pp are in the scenario's range (at most 4096 each: Importer::set), dp at most max_gpus().
     const std::int64_t gpus = imported_degree(im, "tp") * imported_degree(im, "pp") * dp;
-    if (gpus > max_gpus()) im.note("warning: tp x pp x data-parallel replicas = " + std::to_string(gpus) + " GPUs: more than the "
-                                     "scenario takes (" + std::to_string(max_gpus()) + "); num_gpus not set");
+    if (gpus > max_gpus()) im.note("warning: tp x pp x data-parallel replicas = " + std::to_string(gpus) +
+                                   " GPUs: more than the "
+                                   "scenario takes (" +
+                                   std::to_string(max_gpus()) + "); num_gpus not set");
     else if (gpus > 1) im.set_default("num_gpus", gpus, "tp x pp x data-parallel replicas");
 }
 

@@ -7,8 +7,12 @@
 namespace vramcalc::imports {
 namespace {
 
-void tp(Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("tp", *v, e); }
-void pp(Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("pp", *v, e); }
+void tp(Importer& im, const Entry& e) {
+    if (auto v = im.integer(e)) im.set("tp", *v, e);
+}
+void pp(Importer& im, const Entry& e) {
+    if (auto v = im.integer(e)) im.set("pp", *v, e);
+}
 void model(Importer& im, const Entry& e) { im.model(e, e.value); }
 
 const Rule kSglang[] = {

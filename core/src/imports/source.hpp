@@ -20,14 +20,17 @@ namespace vramcalc::imports {
 using json = nlohmann::json;
 
 struct Entry {
-    enum class Kind { scalar, null, list, other };
-    std::string key;                 // flag ("--tp") or dotted path ("zero_optimization.stage")
-    std::string value;               // scalar text; a flag without a value: ""
+    enum class Kind { scalar,
+                      null,
+                      list,
+                      other };
+    std::string key;    // flag ("--tp") or dotted path ("zero_optimization.stage")
+    std::string value;  // scalar text; a flag without a value: ""
     Kind kind = Kind::scalar;
     std::vector<std::string> items;  // Kind::list: the scalar items
     int line = 0;
-    bool has_value = true;           // command-line flags: false when none followed
-    int repeated_at = 0;             // the same key again on this line, and that one counts (0: not repeated)
+    bool has_value = true;  // command-line flags: false when none followed
+    int repeated_at = 0;    // the same key again on this line, and that one counts (0: not repeated)
 };
 
 class Importer;

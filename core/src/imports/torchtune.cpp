@@ -17,9 +17,7 @@ void model_component(Importer& im, const Entry& e) {
     }
     // torchtune spells versions with '_' (llama3_1_8b, qwen2_5_7b): llama-3.1-8b, qwen2.5-7b.
     static const std::pair<const char*, const char*> kFamilies[] = {
-        {"llama3_3_", "llama-3.3-"}, {"llama3_2_", "llama-3.2-"}, {"llama3_1_", "llama-3.1-"}, {"llama3_", "llama-3-"},
-        {"llama2_", "llama-2-"}, {"qwen2_5_", "qwen2.5-"}, {"qwen3_", "qwen3-"}, {"gemma2_", "gemma-2-"},
-        {"gemma_", "gemma-"}, {"mistral_", "mistral-"}, {"phi3_mini", "phi-3-mini-4k-instruct"}};
+        {"llama3_3_", "llama-3.3-"}, {"llama3_2_", "llama-3.2-"}, {"llama3_1_", "llama-3.1-"}, {"llama3_", "llama-3-"}, {"llama2_", "llama-2-"}, {"qwen2_5_", "qwen2.5-"}, {"qwen3_", "qwen3-"}, {"gemma2_", "gemma-2-"}, {"gemma_", "gemma-"}, {"mistral_", "mistral-"}, {"phi3_mini", "phi-3-mini-4k-instruct"}};
     std::string id = name;
     for (const auto& [from, to] : kFamilies)
         if (name.rfind(from, 0) == 0) {
@@ -77,7 +75,9 @@ const char* kRest = "logging, saving, data and schedule: no effect on memory";
 
 const Rule kTorchtune[] = {
     {"model._component_", model_component},
-    {"model.lora_attn_modules", attn_modules}, {"model.apply_lora_to_mlp", lora_mlp}, {"model.apply_lora_to_output", lora_output},
+    {"model.lora_attn_modules", attn_modules},
+    {"model.apply_lora_to_mlp", lora_mlp},
+    {"model.apply_lora_to_output", lora_output},
     {"model.lora_rank", [](Importer& im, const Entry& e) { if (auto v = im.integer(e)) im.set("lora.rank", *v, e); }},
     {"model.lora_alpha", [](Importer& im, const Entry& e) { if (auto v = im.number(e)) im.set("lora.alpha", *v, e); }},
     {"model.lora_dropout", [](Importer& im, const Entry& e) { if (auto v = im.number(e)) im.set("lora.dropout", *v, e); }},
@@ -88,21 +88,37 @@ const Rule kTorchtune[] = {
          if (auto v = im.integer(e)) im.set("seq_len", *v, e);
      }},
     {"dtype", dtype},
-    {"enable_activation_offloading", offloading}, {"enable_activation_checkpointing", checkpointing},
+    {"enable_activation_offloading", offloading},
+    {"enable_activation_checkpointing", checkpointing},
     {"compile", [](Importer& im, const Entry& e) { boolean_key(im, e, "compile"); }},
     {"optimizer_in_bwd", [](Importer& im, const Entry& e) { boolean_key(im, e, "optimizer_in_backward"); }},
-    {"optimizer._component_", read_optimizer}, {"loss._component_", loss},
+    {"optimizer._component_", read_optimizer},
+    {"loss._component_", loss},
     {"fsdp_cpu_offload", [](Importer& im, const Entry& e) {
-         if (auto v = im.boolean(e); v && *v) im.set("offload", "optimizer+params", e); else if (v) im.ignore(e, "false");
+         if (auto v = im.boolean(e); v && *v) im.set("offload", "optimizer+params", e);
+         else if (v) im.ignore(e, "false");
      }},
     {"optimizer.*", nullptr, "optimizer hyper-parameters: no effect on memory"},
-    {"tokenizer.*", nullptr, kNoMemory}, {"checkpointer.*", nullptr, kRest}, {"dataset.*", nullptr, kRest},
-    {"lr_scheduler.*", nullptr, kRest}, {"metric_logger.*", nullptr, kRest}, {"profiler.*", nullptr, kRest},
-    {"output_dir", nullptr, kRest}, {"resume_from_checkpoint", nullptr, kRest}, {"save_adapter_weights_only", nullptr, kRest},
-    {"save_last_epoch_only", nullptr, kRest}, {"epochs_to_save", nullptr, kRest}, {"seed", nullptr, kRest},
-    {"shuffle", nullptr, kRest}, {"epochs", nullptr, kRest}, {"max_steps_per_epoch", nullptr, kRest},
-    {"clip_grad_norm", nullptr, kRest}, {"log_every_n_steps", nullptr, kRest}, {"log_peak_memory_stats", nullptr, kRest},
-    {"log_level", nullptr, kRest}, {"device", nullptr, kNoMemory},
+    {"tokenizer.*", nullptr, kNoMemory},
+    {"checkpointer.*", nullptr, kRest},
+    {"dataset.*", nullptr, kRest},
+    {"lr_scheduler.*", nullptr, kRest},
+    {"metric_logger.*", nullptr, kRest},
+    {"profiler.*", nullptr, kRest},
+    {"output_dir", nullptr, kRest},
+    {"resume_from_checkpoint", nullptr, kRest},
+    {"save_adapter_weights_only", nullptr, kRest},
+    {"save_last_epoch_only", nullptr, kRest},
+    {"epochs_to_save", nullptr, kRest},
+    {"seed", nullptr, kRest},
+    {"shuffle", nullptr, kRest},
+    {"epochs", nullptr, kRest},
+    {"max_steps_per_epoch", nullptr, kRest},
+    {"clip_grad_norm", nullptr, kRest},
+    {"log_every_n_steps", nullptr, kRest},
+    {"log_peak_memory_stats", nullptr, kRest},
+    {"log_level", nullptr, kRest},
+    {"device", nullptr, kNoMemory},
 };
 
 }  // namespace

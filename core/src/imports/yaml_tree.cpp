@@ -17,8 +17,8 @@ namespace {
 
 // A key's dotted path grows with every level, and an alias repeats a long key or value: the entries' text
 // is bounded too (found by fuzz_import_yaml: 4 KB of aliased long keys made 2 GB of paths).
-constexpr std::size_t kMaxKeyChars = 1024;                       // real dotted paths are under 100
-constexpr std::size_t kMaxEntryBytes = std::size_t{4} << 20;     // the keys and values of all entries
+constexpr std::size_t kMaxKeyChars = 1024;                    // real dotted paths are under 100
+constexpr std::size_t kMaxEntryBytes = std::size_t{4} << 20;  // the keys and values of all entries
 
 class Walk {
 public:
@@ -124,8 +124,7 @@ private:
             const std::string key = path.empty() ? k : path + "." + k;
             if (kv.first.IsScalar() && last[k].index != index) {  // an earlier copy: reported, not walked
                 if (!visit(kv.second, depth + 1)) return false;
-                Entry e{.key = key, .value = kv.second.IsScalar() ? kv.second.Scalar() : "{...}", .kind = Entry::Kind::other,
-                        .items = {}, .line = line, .has_value = true, .repeated_at = last[k].line};
+                Entry e{.key = key, .value = kv.second.IsScalar() ? kv.second.Scalar() : "{...}", .kind = Entry::Kind::other, .items = {}, .line = line, .has_value = true, .repeated_at = last[k].line};
                 out.repeated.push_back(e);
                 if (!add(std::move(e))) return false;
                 continue;
@@ -178,7 +177,7 @@ Result<YamlEntries> yaml_entries(std::string_view text) {
     Result<YamlEntries> r;
     if (text.size() > kMaxYamlBytes) {
         r.errors.push_back({"text", "over " + std::to_string(kMaxYamlBytes) + " bytes (the size limit for a YAML or JSON settings "
-                                    "file; real configs are under 20 KB): refused"});
+                                                                              "file; real configs are under 20 KB): refused"});
         return r;
     }
     // Without aliases every value starts a line or follows a comma: more of both than the node limit cannot fit.
@@ -186,7 +185,7 @@ Result<YamlEntries> yaml_entries(std::string_view text) {
     for (const char c : text) items += c == '\n' || c == ',';
     if (items > kMaxYamlNodes) {
         r.errors.push_back({"text", "more than " + std::to_string(kMaxYamlNodes) + " lines and list items (the node limit; real "
-                                    "configs have a few hundred): refused"});
+                                                                                   "configs have a few hundred): refused"});
         return r;
     }
     const std::string copy(text);
@@ -200,8 +199,9 @@ Result<YamlEntries> yaml_entries(std::string_view text) {
         return r;
     }
     if (!root.IsMap()) {
-        r.errors.push_back({"line 1", "expected a command line (vllm serve, python -m sglang.launch_server, llama-server) "
-                                      "or a YAML/JSON object of settings"});
+        r.errors.push_back({"line 1",
+                            "expected a command line (vllm serve, python -m sglang.launch_server, llama-server) "
+                            "or a YAML/JSON object of settings"});
         return r;
     }
     Walk w;

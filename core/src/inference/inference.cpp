@@ -43,8 +43,7 @@ void inference(const Scenario& s, Bill& b) {
     if (m.count_only) {
         const double bytes = s.checkpoint_bytes > 0 ? static_cast<double>(s.checkpoint_bytes)
                                                     : static_cast<double>(count_parameters(m).total) * nominal_bytes_per_param(s.weights);
-        add_line(b, "weights", bytes, s.checkpoint_bytes > 0 ? "as the checkpoint's headers state"
-                                                             : "parameter count x " + whole(nominal_bytes_per_param(s.weights) * 8) + " bits");
+        add_line(b, "weights", bytes, s.checkpoint_bytes > 0 ? "as the checkpoint's headers state" : "parameter count x " + whole(nominal_bytes_per_param(s.weights) * 8) + " bits");
         b.warnings.push_back("the KV cache and activations need the model's shapes: give a config.json");
         close_torch_bill(b);
         return;

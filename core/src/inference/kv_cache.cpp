@@ -128,11 +128,16 @@ double kv_mean_layer_token_bytes(const Scenario& s, double eb) {
 double kv_element_bytes(const Scenario& s) {
     switch (s.kv_dtype) {
         case KvDtype::fp16:
-        case KvDtype::bf16: return 2;
-        case KvDtype::fp8: return 1;                 // e4m3/e5m2, one scale per layer (vLLM kv_cache_dtype fp8)
-        case KvDtype::q8_0: return 34.0 / 32.0;      // ggml block_q8_0
-        case KvDtype::q4_0: return 18.0 / 32.0;      // ggml block_q4_0
-        case KvDtype::automatic: return compute_bytes(s);  // llama.cpp's default cache type is f16 as well
+        case KvDtype::bf16:
+            return 2;
+        case KvDtype::fp8:
+            return 1;  // e4m3/e5m2, one scale per layer (vLLM kv_cache_dtype fp8)
+        case KvDtype::q8_0:
+            return 34.0 / 32.0;  // ggml block_q8_0
+        case KvDtype::q4_0:
+            return 18.0 / 32.0;  // ggml block_q4_0
+        case KvDtype::automatic:
+            return compute_bytes(s);  // llama.cpp's default cache type is f16 as well
     }
     return 2;
 }

@@ -27,8 +27,7 @@ void llamacpp_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     double gpu_w = output_gpu ? w.output : 0, cpu_w = w.input + (output_gpu ? 0 : w.output);
     for (i64 i = 0; i < L && i < static_cast<i64>(w.layers.size()); ++i)
         (i >= L - gpu_layers ? gpu_w : cpu_w) += w.layers[static_cast<std::size_t>(i)];
-    add_line(b, "weights", gpu_w, (w.detail.empty() ? s.weights : w.detail) + ", " + std::to_string(gpu_layers) + " of " +
-                                 std::to_string(L) + " layers on the GPU" + (output_gpu ? " + output" : ""));
+    add_line(b, "weights", gpu_w, (w.detail.empty() ? s.weights : w.detail) + ", " + std::to_string(gpu_layers) + " of " + std::to_string(L) + " layers on the GPU" + (output_gpu ? " + output" : ""));
     const double eb = kv_element_bytes(s);
     const double n_ctx = static_cast<double>(s.n_ctx);
     double gpu_kv = 0, cpu_kv = 0;
@@ -38,8 +37,7 @@ void llamacpp_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
         const double cells = layer_slides(m, i) ? std::min(n_ctx, static_cast<double>(m.sliding_window + s.n_ubatch)) : n_ctx;
         (i >= L - gpu_layers ? gpu_kv : cpu_kv) += kv_layer_token_bytes_at(s, eb, i) * cells;
     }
-    add_line(b, "kv_cache", gpu_kv, whole(kv_mean_layer_token_bytes(s, eb) * static_cast<double>(L)) + " B/token x n_ctx " + whole(n_ctx) +
-                                   " cells (" + to_string(s.kv_dtype) + ")");
+    add_line(b, "kv_cache", gpu_kv, whole(kv_mean_layer_token_bytes(s, eb) * static_cast<double>(L)) + " B/token x n_ctx " + whole(n_ctx) + " cells (" + to_string(s.kv_dtype) + ")");
     const double ub = static_cast<double>(std::min<i64>(s.n_ubatch, s.n_ctx));
     const double h = static_cast<double>(m.hidden);
     // ggml-alloc frees each f32 tensor of the ubatch's graph after its last use and runs softmax in place, so
@@ -61,9 +59,7 @@ void llamacpp_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     // for the ops it offloads (ggml_backend_sched offloads an op whose weight sits in host memory when the
     // batch is large enough; llama.cpp's --no-op-offload turns it off), sized for the same ubatch graph.
     const double compute = std::max({attn, ffn, logits});
-    add_line(b, "compute_buffer", compute, "ggml CUDA compute buffer for a " + whole(ub) + "-token ubatch" +
-                                          (scores > 0 ? " (f32 KQ scores, no flash attention)" : "") +
-                                          (gpu_layers == 0 ? " (ops offloaded from CPU layers)" : ""));
+    add_line(b, "compute_buffer", compute, "ggml CUDA compute buffer for a " + whole(ub) + "-token ubatch" + (scores > 0 ? " (f32 KQ scores, no flash attention)" : "") + (gpu_layers == 0 ? " (ops offloaded from CPU layers)" : ""));
     const CudaContext context = cuda_context(b.gpu);
     const double ctx = context.bytes;
     add_line(b, "cuda_context", ctx, context.detail);

@@ -27,7 +27,7 @@ namespace {
 //    double_quant's CB and CBt, 4 B x N. The KV cache does not exist yet then.
 struct BnbTransients {
     double prefill = 0, load = 0, n = 0, copies = 0;  // copies: 16-bit copies per dequantised weight
-    bool int8 = false;                                 // LLM.int8 (the table's kind), else 4-bit
+    bool int8 = false;                                // LLM.int8 (the table's kind), else 4-bit
 };
 BnbTransients bnb_transients(const Scenario& s, const Bill& b, const WeightBytes& w, double tp) {
     if (!is_bnb(s.weights)) return {};
@@ -108,8 +108,9 @@ void torch_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     layer_w /= tp;
     double weights = layer_w + w.input + w.output;
     if (p.pp > 1 && s.framework != Framework::litgpt) weights = layer_w + std::max(w.input, w.output);
-    const std::string where = p.tp > 1 ? " (layers sharded over tp " + std::to_string(p.tp) + ")"
-                            : p.pp > 1 ? " (" + std::to_string(Lp) + " of " + std::to_string(m.layers) + " layers on the first GPU)" : "";
+    const std::string where = p.tp > 1   ? " (layers sharded over tp " + std::to_string(p.tp) + ")"
+                              : p.pp > 1 ? " (" + std::to_string(Lp) + " of " + std::to_string(m.layers) + " layers on the first GPU)"
+                                         : "";
     add_line(b, "weights", weights, (w.detail.empty() ? s.weights : w.detail) + where);
 
     // KV cache. transformers' DynamicCache grows with the sequence (prompt at prefill, prompt + generated
@@ -159,8 +160,7 @@ void torch_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     const double prefill = kv_prefill + prefill_work + dequant;
     const double decode = kv_end + decode_act + logits_decode + old_cache;
     if (bnb.load > std::max(prefill, decode)) {  // loading is the peak: the weights and one weight being quantised
-        add_line(b, "temporaries", bnb.load, "loading: bitsandbytes quantises each weight from an fp16 copy on the GPU (largest: " +
-                                                 count_short(bnb.n) + " weights, " + (bnb.int8 ? "fp16 + CB + CBt = 4 B" : "fp16 + 4-bit data") + " per weight)");
+        add_line(b, "temporaries", bnb.load, "loading: bitsandbytes quantises each weight from an fp16 copy on the GPU (largest: " + count_short(bnb.n) + " weights, " + (bnb.int8 ? "fp16 + CB + CBt = 4 B" : "fp16 + 4-bit data") + " per weight)");
         b.peak_phase = "load";
         // Loading quantises one weight at a time: each fp16 copy is freed before the next is made, and the
         // next reuses its cached block, so the reserve at this peak is the peak itself.
@@ -170,23 +170,22 @@ void torch_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     }
     const bool prefill_peak = prefill > decode;
     add_line(b, "kv_cache", prefill_peak ? kv_prefill : kv_end,
-        whole(kv_layer_token_bytes(s, kv_element_bytes(s)) * static_cast<double>(Lp)) + " B/token x " + whole(prefill_peak && !stat ? P : cache_len) +
-            " tokens x " + std::to_string(s.batch) + (stat ? " (static cache)" : " (cache grows with the sequence)") +
-            (state > 0 ? " + Mamba conv and SSM state " + gib(state) : ""));
+             whole(kv_layer_token_bytes(s, kv_element_bytes(s)) * static_cast<double>(Lp)) + " B/token x " + whole(prefill_peak && !stat ? P : cache_len) +
+                 " tokens x " + std::to_string(s.batch) + (stat ? " (static cache)" : " (cache grows with the sequence)") +
+                 (state > 0 ? " + Mamba conv and SSM state " + gib(state) : ""));
     add_line(b, "activations", (prefill_peak ? (head_peak ? head_hidden : prefill_act) : decode_act) + mask,
-        prefill_peak ? (head_peak ? "prefill: the last layer's normed output, beside the logits"
-                                  : "prefill of " + whole(batch * P) + " tokens, one layer at a time (MLP intermediates)")
-                     : tuple_cache ? "one decode step" : "one decode step + the cache concatenation");
+             prefill_peak  ? (head_peak ? "prefill: the last layer's normed output, beside the logits"
+                                        : "prefill of " + whole(batch * P) + " tokens, one layer at a time (MLP intermediates)")
+             : tuple_cache ? "one decode step"
+                           : "one decode step + the cache concatenation");
     add_line(b, "logits", prefill_peak ? (head_peak ? logits_prefill : 0.0) : logits_decode,
-        prefill_peak && !head_peak ? "after the layers, once their working memory is freed (not at the peak)"
-        : s.framework == Framework::hf ? "last-position logits, bf16 + fp32 upcast + fp32 copy"
-                                     : "logits for the prompt positions (compute dtype) + fp32 last position");
+             prefill_peak && !head_peak     ? "after the layers, once their working memory is freed (not at the peak)"
+             : s.framework == Framework::hf ? "last-position logits, bf16 + fp32 upcast + fp32 copy"
+                                            : "logits for the prompt positions (compute dtype) + fp32 last position");
     if (prefill_peak && dequant > 0)
-        add_line(b, "temporaries", dequant, "prefill: bitsandbytes dequantises the largest 4-bit linear (" + count_short(bnb.n) +
-                                                " weights) to 16 bit" + (bnb.copies > 1 ? ", fp16 then bf16 (2 copies)" : ""));
+        add_line(b, "temporaries", dequant, "prefill: bitsandbytes dequantises the largest 4-bit linear (" + count_short(bnb.n) + " weights) to 16 bit" + (bnb.copies > 1 ? ", fp16 then bf16 (2 copies)" : ""));
     if (!prefill_peak && old_cache > 0)
-        add_line(b, "temporaries", old_cache, "decode: the previous step's cache tuple (" + whole(len - 1) +
-                                                  " tokens), alive until the forward returns (hf_cache tuple)");
+        add_line(b, "temporaries", old_cache, "decode: the previous step's cache tuple (" + whole(len - 1) + " tokens), alive until the forward returns (hf_cache tuple)");
     b.peak_phase = prefill_peak ? "prefill" : "decode";
     generate_reserve(s, b, weights, weights + (prefill_peak ? prefill : decode), prefill_peak);
 

@@ -20,10 +20,10 @@ namespace vramcalc::detail {
 namespace {
 
 struct HybridPool {
-    double block = 0;             // attention block (tokens), aligned to the Mamba page
-    double blocks = 0;            // num_blocks: pages in each of the pool's tensors
+    double block = 0;                   // attention block (tokens), aligned to the Mamba page
+    double blocks = 0;                  // num_blocks: pages in each of the pool's tensors
     double groups_a = 0, groups_m = 0;  // attention and Mamba KV-cache groups
-    double tokens = 0;            // "GPU KV cache size: N tokens"
+    double tokens = 0;                  // "GPU KV cache size: N tokens"
 
     // Sequences of `len` tokens the pool holds: ceil(len / block) blocks per attention group, one per Mamba group.
     std::int64_t sequences(double len) const {
@@ -218,8 +218,7 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
     const double sample = triton ? rows * V * 14.0 + scratch_rows * V * 4.0 : rows * V * 38.0;
     const double sampler = sample + (moe > 0 ? moe + N * static_cast<double>(m.hidden) * c : 0.0);
     const double act = std::max(layer_forward_bytes(s, N, N, c, tp) + moe, sampler);
-    add_line(b, "activations", act, "profiled forward peak: " + whole(N) + " batched tokens (MLP intermediates) or the sampler over " +
-                                   std::to_string(s.max_num_seqs) + " sequences (" + (triton ? "Triton top-k/top-p, v0.17+" : "sorted top-k/top-p, v0.16 and earlier") + ")" + (moe > 0 ? ", with the fused-MoE workspace (" + gib(moe) + ")" : ""));
+    add_line(b, "activations", act, "profiled forward peak: " + whole(N) + " batched tokens (MLP intermediates) or the sampler over " + std::to_string(s.max_num_seqs) + " sequences (" + (triton ? "Triton top-k/top-p, v0.17+" : "sorted top-k/top-p, v0.16 and earlier") + ")" + (moe > 0 ? ", with the fused-MoE workspace (" + gib(moe) + ")" : ""));
     const CudaContext context = cuda_context(b.gpu);
     // requested_memory = MemorySnapshot.total_memory x gpu_memory_utilization (vllm/v1/worker/gpu_worker.py),
     // the total of torch.cuda.mem_get_info(): the torch-visible total where the catalog has it.
@@ -260,16 +259,13 @@ void vllm_engine(const Scenario& s, Bill& b, const WeightBytes& w) {
         shown_block = h.block;
         refuses = s.max_model_len > 0 && h.sequences(static_cast<double>(s.max_model_len)) < 1;
     }
-    add_line(b, "kv_cache", pool, "vLLM block pool: " + gib(budget) + " (gpu_memory_utilization " + whole(s.gpu_memory_utilization * 100) +
-                                 " %) - weights - activations - non-torch = " + whole(kv_tokens) + " tokens in " + whole(shown_block) +
-                                 "-token blocks, " + std::to_string(seqs) + " sequences of " + whole(len) + " tokens" +
-                                 (m.hybrid.pattern.empty() ? "" : " (attention and Mamba state share the pool's pages)"));
+    add_line(b, "kv_cache", pool, "vLLM block pool: " + gib(budget) + " (gpu_memory_utilization " + whole(s.gpu_memory_utilization * 100) + " %) - weights - activations - non-torch = " + whole(kv_tokens) + " tokens in " + whole(shown_block) + "-token blocks, " + std::to_string(seqs) + " sequences of " + whole(len) + " tokens" + (m.hybrid.pattern.empty() ? "" : " (attention and Mamba state share the pool's pages)"));
     add_line(b, "cuda_graphs", graphs, "CUDA graphs captured after the pool (vLLM #7553: 2464 MiB per GPU)");
     add_line(b, "cuda_context", context.bytes, context.detail + "; vLLM counts it as non-torch memory");
     b.kv_pool_bytes = saturated_bytes(pool);
     b.kv_pool_sequences = seqs;
     b.peak_allocated_bytes = component_sum(b) - saturated_bytes(context.bytes);  // weights + act + pool + graphs
-    b.peak_reserved_bytes = b.peak_allocated_bytes;  // the pool is one preallocation: no caching slack to speak of
+    b.peak_reserved_bytes = b.peak_allocated_bytes;                              // the pool is one preallocation: no caching slack to speak of
     b.device_bytes = b.peak_reserved_bytes + saturated_bytes(context.bytes);
     const std::int64_t need = std::max<std::int64_t>(s.batch, 1);
     // vLLM fills its budget by design: it runs when the pool holds one sequence (vLLM refuses to start

@@ -41,11 +41,11 @@ std::string shown_key(const std::string& key) {
 struct CheckedDom {
     using json = nlohmann::json;
     json root;
-    std::vector<json*> stack;          // the open objects and arrays
-    std::vector<std::string> keys;     // per open container: the key whose value is being read ("" in arrays)
-    json* pending = nullptr;           // where the next value goes inside an object
-    std::string duplicate;             // "lora.rank", empty: none
-    std::string error;                 // nlohmann's reason, empty: the text parses
+    std::vector<json*> stack;       // the open objects and arrays
+    std::vector<std::string> keys;  // per open container: the key whose value is being read ("" in arrays)
+    json* pending = nullptr;        // where the next value goes inside an object
+    std::string duplicate;          // "lora.rank", empty: none
+    std::string error;              // nlohmann's reason, empty: the text parses
 
     json* place(json&& v) {
         if (stack.empty()) {
@@ -122,7 +122,10 @@ std::string_view python_literals_as_null(std::string_view text, std::string& cop
             else if (c == '"') in_string = false;
             continue;
         }
-        if (c == '"') { in_string = true; continue; }
+        if (c == '"') {
+            in_string = true;
+            continue;
+        }
         if (c != '-' && c != 'I' && c != 'N') continue;
         for (auto lit : kLiterals)
             if (text.substr(i, lit.size()) == lit) {

@@ -137,8 +137,7 @@ bool build_family(ModelSpec& m, const std::string& layout, const Dims& d, FieldR
     else if (t == "qwen3_next") {
         // Qwen3_5TextConfig (dense) has no experts: its class reads no num_experts.
         qwen3_next(m, r, inv, layout != "qwen3_5" && layout != "qwen3_5_text");
-    }
-    else if (t == "gpt_oss") gpt_oss(m, r, inv);
+    } else if (t == "gpt_oss") gpt_oss(m, r, inv);
     else if (t == "glm4_moe") glm4_moe(m, r, inv);
     else if (t == "minimax_m2") minimax_m2(m, r, inv);
     else if (t == "ernie4_5_moe") ernie45_moe(m, r, inv);

@@ -246,7 +246,7 @@ namespace {
 // bf16: the checkpoint lists no scale for them), norm RMSNorm(dim); c = 2 when ratio is 4 (overlapping windows).
 void v4_compressor(ModelSpec& m, Inventory& inv, const char* name, i64 ratio, i64 dim, i64 layers) {
     const i64 c = ratio == 4 ? 2 : 1;
-    inv.add(name, PC::attention, Role::kv_a, ratio, c * dim, false, layers, false, false);  // ape
+    inv.add(name, PC::attention, Role::kv_a, ratio, c * dim, false, layers, false, false);         // ape
     inv.add(name, PC::attention, Role::kv_a, c * dim, m.hidden, false, 2 * layers, false, false);  // wkv, wgate
     inv.norm(name, dim, false, layers);
 }

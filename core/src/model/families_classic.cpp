@@ -71,8 +71,8 @@ void bloom(ModelSpec& m, FieldReader&, Inventory& inv) {
 void gpt2(ModelSpec& m, FieldReader& r, Inventory& inv) {
     const i64 L = m.layers, h = m.hidden;
     if (m.intermediate <= 0) m.intermediate = 4 * h;  // n_inner null means 4h
-    m.traits.rope = false;                // learned wpe
-    m.traits.eager_softmax_fp32 = false;  // GPT2Attention: softmax in the compute dtype
+    m.traits.rope = false;                            // learned wpe
+    m.traits.eager_softmax_fp32 = false;              // GPT2Attention: softmax in the compute dtype
     if (m.max_positions <= 0) r.error("n_positions", "missing required key (learned position table size)");
     inv.embedding("wte", m.vocab, h);
     inv.embedding("wpe", m.max_positions, h);

@@ -31,8 +31,9 @@ void gemma4(ModelSpec& m, FieldReader& r, Inventory& inv) {
     // Gemma4TextConfig.__post_init__: without layer_types, layer i is global when (i + 1) % 6 == 0, and the last
     // layer is made global whatever the period: one period describes that only when 6 divides the layer count.
     if (!r.has("layer_types") && !r.has("sliding_window_pattern") && L % 6 != 0)
-        r.error("layer_types", "absent, and " + std::to_string(L) + " layers are not a multiple of 6: transformers then makes the "
-                               "last layer global too, which one period of global layers cannot say (give layer_types)");
+        r.error("layer_types", "absent, and " + std::to_string(L) +
+                                   " layers are not a multiple of 6: transformers then makes the "
+                                   "last layer global too, which one period of global layers cannot say (give layer_types)");
     gemma3_windows(m, r);
     const i64 every = m.traits.global_every;
     const i64 global = every > 0 ? L / every : 0, local = L - global;

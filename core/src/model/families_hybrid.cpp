@@ -77,8 +77,8 @@ void nemotron_h(ModelSpec& m, FieldReader& r, Inventory& inv) {
     if (nM > 0 && (y.ssm_heads <= 0 || y.ssm_head_dim <= 0))
         r.error(y.ssm_heads <= 0 ? "mamba_num_heads" : "mamba_head_dim", "missing required key for the pattern's Mamba blocks");
     if (nD > 0) require_intermediate(m, r);
-    m.mlp = MlpKind::plain;    // ReLU^2 up -> down, no gate (NemotronHMLP)
-    m.traits.rope = false;     // NemotronHAttention applies no rotary embedding
+    m.mlp = MlpKind::plain;  // ReLU^2 up -> down, no gate (NemotronHMLP)
+    m.traits.rope = false;   // NemotronHAttention applies no rotary embedding
     const bool bias = r.boolean_or("use_bias", r.boolean_or("mamba_proj_bias", false));
     const bool conv_bias = r.boolean_or("use_conv_bias", true);
 
@@ -348,7 +348,7 @@ void falcon_h1(ModelSpec& m, FieldReader& r, Inventory& inv) {
     const i64 L = m.layers;
     y.pattern.assign(static_cast<std::size_t>(L), 'P');
     i64 d_ssm = r.is_null("mamba_d_ssm") ? r.integer_or({"mamba_expand"}, 2, 1, 1024) * m.hidden
-                                          : r.integer_or({"mamba_d_ssm"}, 1024, 1, kMaxWidth);
+                                         : r.integer_or({"mamba_d_ssm"}, 1024, 1, kMaxWidth);
     y.ssm_heads = r.integer_or({"mamba_n_heads"}, 128, 1, kMaxWidth);
     y.ssm_head_dim = d_ssm / y.ssm_heads;  // "auto"
     if (const json* d = r.find({"mamba_d_head"}); d && d->is_number_integer()) y.ssm_head_dim = r.integer_or({"mamba_d_head"}, 64, 1, kMaxWidth);

@@ -17,7 +17,7 @@ using detail::json;
 using detail::kMaxWidth;
 
 namespace {
-constexpr i64 kMaxVocab = i64{1} << 24;   // 16.7M tokens
+constexpr i64 kMaxVocab = i64{1} << 24;  // 16.7M tokens
 constexpr i64 kMaxLayers = 10000;
 constexpr i64 kMaxHeads = i64{1} << 16;
 constexpr i64 kMaxExperts = i64{1} << 16;
@@ -85,7 +85,7 @@ Result<ModelSpec> model_from_config(const json& config, const std::string& name,
     if (const json* inner = text_only_wrapper(config, m.model_type)) {
         auto nested = model_from_config(*inner, name, prefix + ".text_config");
         nested.warnings.insert(nested.warnings.begin(), "model_type \"" + m.model_type +
-                               "\" has no description of its own: read as the language model under its text_config");
+                                                            "\" has no description of its own: read as the language model under its text_config");
         return nested;
     }
     // An unknown type that names experts, MLA, hybrid layers, windows or nested towers is read like its
@@ -110,20 +110,20 @@ Result<ModelSpec> model_from_config(const json& config, const std::string& name,
     if (!explicit_head_dim) {
         if (d.hidden % d.heads != 0) {
             tr.error("num_attention_heads", std::to_string(d.heads) + " does not divide hidden_size " +
-                                               std::to_string(d.hidden) + " (give head_dim explicitly)");
+                                                std::to_string(d.hidden) + " (give head_dim explicitly)");
             return out;
         }
         d.head_dim = d.hidden / d.heads;
     }
     if (d.heads % d.kv_heads != 0) {
         tr.error("num_key_value_heads", std::to_string(d.kv_heads) + " does not divide num_attention_heads " +
-                                           std::to_string(d.heads));
+                                            std::to_string(d.heads));
         return out;
     }
     d.intermediate = tr.integer_or({"intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size", "d_ff"},
-                                  0, 1, kMaxWidth);
+                                   0, 1, kMaxWidth);
     d.max_positions = tr.integer_or({"max_position_embeddings", "n_positions", "seq_length"}, 0, 0,
-                                   i64{1} << 24);
+                                    i64{1} << 24);
     d.limits = {kMaxWidth, kMaxLayers, kMaxExperts};
     if (!out.errors.empty()) return out;
 

@@ -26,12 +26,18 @@ using PC = ParamCategory;
 // A size given as one integer or one per spatial dimension.
 std::optional<Shape> Op::sizes(std::string_view key, std::size_t n, i64 fallback, i64 lo, bool required) {
     if (!r.has(key)) {
-        if (required) { r.error(key, "missing required key"); return std::nullopt; }
+        if (required) {
+            r.error(key, "missing required key");
+            return std::nullopt;
+        }
         return Shape(n, fallback);
     }
     const json& v = j.at(std::string(key));
     if (v.is_array()) {
-        if (v.size() != n) { r.error(key, "got " + describe(v) + ", expected " + std::to_string(n) + " integers"); return std::nullopt; }
+        if (v.size() != n) {
+            r.error(key, "got " + describe(v) + ", expected " + std::to_string(n) + " integers");
+            return std::nullopt;
+        }
         Shape s;
         for (std::size_t i = 0; i < n; ++i) {
             json one = json::object({{std::string(key), v[i]}});
@@ -90,7 +96,8 @@ bool Op::linear() {
 // (in - 1)s - 2p + d(k-1) + output_padding + 1 (torch.nn.Conv*/ConvTranspose* docs).
 bool Op::conv(std::size_t n, bool transposed) {
     if (in.shape.size() != n + 1)
-        return fail("expects an input [C, " + std::string(n == 1 ? "L" : n == 2 ? "H, W" : "D, H, W") +
+        return fail("expects an input [C, " + std::string(n == 1 ? "L" : n == 2 ? "H, W"
+                                                                                : "D, H, W") +
                     "], got " + shape_text(in.shape));
     const i64 cin = in.shape[0];
     auto cout = r.integer({"out_channels"}, 1, kMaxDimension);

@@ -119,7 +119,7 @@ bool Op::attention() {
     out.save_input = true;
     out.input_for_weights = true;
     out.new_saved_elements = t * d + 2 * s * d + t * d + t * d;  // q, k, v, the sdpa output, out_proj's input
-    out.weight_grad_elements = t * d;  // out_proj's input
+    out.weight_grad_elements = t * d;                            // out_proj's input
     out.saved_other_bytes = 4.0 * t * static_cast<double>(*H);
     return true;
 }
@@ -221,13 +221,16 @@ bool Op::run() {
     if (type == "flatten") return flatten();
     if (type == "geglu") return geglu();
     if (type == "to_grid") return to_grid();
-    if (type == "identity") { out.shape = in.shape; out.alias_input = true; return true; }
+    if (type == "identity") {
+        out.shape = in.shape;
+        out.alias_input = true;
+        return true;
+    }
     if (type == "class_token" || type == "position_embedding" || type == "to_tokens" || type == "select_token" ||
         type == "layer_scale")
         return vit_piece();
     return activation();
 }
-
 
 std::optional<OpResult> apply_layer(const json& layer, const std::string& type, const std::string& name,
                                     const OpInput& in, const std::string& where, Problems& errors) {

@@ -18,8 +18,8 @@ namespace {
 
 struct Answers {
     std::map<std::string, Result<ModelSpec>> answered;
-    std::set<std::string> asked;            // asked for, not answered yet
-    std::vector<ModelRequest> to_ask;       // not handed to the platform yet
+    std::set<std::string> asked;       // asked for, not answered yet
+    std::vector<ModelRequest> to_ask;  // not handed to the platform yet
 };
 
 Answers& answers() {

@@ -18,7 +18,8 @@ namespace {
 
 using json = nlohmann::json;
 
-template <class V, class P> void fields(V& v, P& p);  // below, per struct
+template <class V, class P>
+void fields(V& v, P& p);  // below, per struct
 
 // Appends each field to an array; a vector of structs as an array of their arrays.
 struct Writer {

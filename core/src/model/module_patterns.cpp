@@ -43,7 +43,9 @@ private:
     // A node: a character set (one character), a sequence of nodes, or a choice between sequences; any node
     // may repeat (min, max).
     struct Node {
-        enum Kind { chars, sequence, choice } kind = chars;
+        enum Kind { chars,
+                    sequence,
+                    choice } kind = chars;
         bool any = false, negate = false;
         std::string set;
         std::vector<int> parts;
@@ -162,7 +164,8 @@ private:
                 for (int p : n.parts)
                     if (match(p, s, at, next)) return true;
                 return false;
-            case Node::sequence: return seq(n, 0, s, at, next);
+            case Node::sequence:
+                return seq(n, 0, s, at, next);
         }
         return false;
     }
@@ -179,7 +182,7 @@ private:
 }  // namespace
 
 struct ModuleList::Pattern {
-    std::string text;           // literal with '#' indices, or the pattern as given
+    std::string text;  // literal with '#' indices, or the pattern as given
     std::optional<Regex> re;
     bool layer_index = false;   // a literal naming one layer: counts instances, not the whole group
     bool expert_index = false;  // ... and one expert
@@ -262,8 +265,12 @@ std::vector<std::string> module_paths(const ParamGroup& g) {
                                                  "language_model.model.layers.#."};
     std::vector<const char*> parents;
     switch (g.category) {
-        case ParamCategory::attention: parents = {"self_attn.", "attn.", "attention.", "mixer."}; break;
-        case ParamCategory::mamba: parents = {"mixer.", "linear_attn.", "mamba."}; break;
+        case ParamCategory::attention:
+            parents = {"self_attn.", "attn.", "attention.", "mixer."};
+            break;
+        case ParamCategory::mamba:
+            parents = {"mixer.", "linear_attn.", "mamba."};
+            break;
         case ParamCategory::mlp:
             parents = {"mlp.", "feed_forward.", "mixer.", "mlp.shared_expert.", "mlp.shared_experts.", "mixer.shared_experts.",
                        "feed_forward.shared_expert.", "block_sparse_moe."};
@@ -271,10 +278,15 @@ std::vector<std::string> module_paths(const ParamGroup& g) {
         case ParamCategory::experts:
             parents = {"mlp.experts.#.", "mlp.experts.", "block_sparse_moe.experts.#.", "mixer.experts.#.", "feed_forward.experts."};
             break;
-        case ParamCategory::router: parents = {"mlp.", "block_sparse_moe.", "mixer.", "feed_forward."}; break;
-        case ParamCategory::lm_head: return {g.name};
-        case ParamCategory::embeddings: return {"model." + g.name, "backbone." + g.name, "model.language_model." + g.name};
-        default: return {};
+        case ParamCategory::router:
+            parents = {"mlp.", "block_sparse_moe.", "mixer.", "feed_forward."};
+            break;
+        case ParamCategory::lm_head:
+            return {g.name};
+        case ParamCategory::embeddings:
+            return {"model." + g.name, "backbone." + g.name, "model.language_model." + g.name};
+        default:
+            return {};
     }
     std::vector<std::string> out;
     for (const char* l : layer_prefixes)

@@ -7,42 +7,72 @@ namespace vramcalc {
 
 const char* to_string(ParamCategory c) {
     switch (c) {
-        case ParamCategory::embeddings: return "embeddings";
-        case ParamCategory::attention: return "attention";
-        case ParamCategory::mlp: return "mlp";
-        case ParamCategory::experts: return "experts";
-        case ParamCategory::router: return "router";
-        case ParamCategory::norms: return "norms";
-        case ParamCategory::lm_head: return "lm_head";
-        case ParamCategory::vision: return "vision";
-        case ParamCategory::mamba: return "mamba";
+        case ParamCategory::embeddings:
+            return "embeddings";
+        case ParamCategory::attention:
+            return "attention";
+        case ParamCategory::mlp:
+            return "mlp";
+        case ParamCategory::experts:
+            return "experts";
+        case ParamCategory::router:
+            return "router";
+        case ParamCategory::norms:
+            return "norms";
+        case ParamCategory::lm_head:
+            return "lm_head";
+        case ParamCategory::vision:
+            return "vision";
+        case ParamCategory::mamba:
+            return "mamba";
     }
     return "?";
 }
 
 const char* to_string(Role r) {
     switch (r) {
-        case Role::embed: return "embed";
-        case Role::q: return "q";
-        case Role::k: return "k";
-        case Role::v: return "v";
-        case Role::qkv: return "qkv";
-        case Role::o: return "o";
-        case Role::q_a: return "q_a";
-        case Role::q_b: return "q_b";
-        case Role::kv_a: return "kv_a";
-        case Role::kv_b: return "kv_b";
-        case Role::gate: return "gate";
-        case Role::up: return "up";
-        case Role::gate_up: return "gate_up";
-        case Role::down: return "down";
-        case Role::router: return "router";
-        case Role::norm: return "norm";
-        case Role::lm_head: return "lm_head";
-        case Role::pooler: return "pooler";
-        case Role::vision: return "vision";
-        case Role::ssm_in: return "ssm_in";
-        case Role::ssm_out: return "ssm_out";
+        case Role::embed:
+            return "embed";
+        case Role::q:
+            return "q";
+        case Role::k:
+            return "k";
+        case Role::v:
+            return "v";
+        case Role::qkv:
+            return "qkv";
+        case Role::o:
+            return "o";
+        case Role::q_a:
+            return "q_a";
+        case Role::q_b:
+            return "q_b";
+        case Role::kv_a:
+            return "kv_a";
+        case Role::kv_b:
+            return "kv_b";
+        case Role::gate:
+            return "gate";
+        case Role::up:
+            return "up";
+        case Role::gate_up:
+            return "gate_up";
+        case Role::down:
+            return "down";
+        case Role::router:
+            return "router";
+        case Role::norm:
+            return "norm";
+        case Role::lm_head:
+            return "lm_head";
+        case Role::pooler:
+            return "pooler";
+        case Role::vision:
+            return "vision";
+        case Role::ssm_in:
+            return "ssm_in";
+        case Role::ssm_out:
+            return "ssm_out";
     }
     return "?";
 }

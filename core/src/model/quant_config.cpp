@@ -62,8 +62,8 @@ struct Reading {
     std::string format, note;
     i64 group_size = 0;
     bool asymmetric = false;
-    ModuleList keep{json()};     // the exclusion list
-    ModuleList targets{json()};  // compressed-tensors targets other than "Linear" (empty: every linear)
+    ModuleList keep{json()};      // the exclusion list
+    ModuleList targets{json()};   // compressed-tensors targets other than "Linear" (empty: every linear)
     std::vector<Scheme> schemes;  // two formats or more: each linear takes its scheme's (read_quantization_config)
 };
 
@@ -291,12 +291,14 @@ void read_quantization_config(ModelSpec& m, const json& config, std::vector<std:
     Reading r;
     std::string why;
     if (!read_reading(*q, r, why)) {
-        warnings.push_back("quantization_config: " + why + " is not read; the weights follow the scenario's `weights` (16-bit by "
+        warnings.push_back("quantization_config: " + why +
+                           " is not read; the weights follow the scenario's `weights` (16-bit by "
                            "default), so a pre-quantised checkpoint's size may be off: set weights, or checkpoint_bytes from its headers");
         return;
     }
     if (!r.schemes.empty() && !assign_schemes(m, r, why)) {
-        warnings.push_back("quantization_config: " + why + " is not read; the weights follow the scenario's `weights` (16-bit by "
+        warnings.push_back("quantization_config: " + why +
+                           " is not read; the weights follow the scenario's `weights` (16-bit by "
                            "default), so a pre-quantised checkpoint's size may be off: set weights, or checkpoint_bytes from its headers");
         return;
     }

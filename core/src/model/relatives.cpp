@@ -99,7 +99,7 @@ std::optional<std::string> relative_layout(const json& config, const std::string
         const std::string kind = unusual_layer_kind(*it);
         if (!kind.empty()) {
             r.error("layer_types", refusal(type, "layers of kind \"" + kind + "\" (sliding-window, linear or "
-                                                 "Mamba layers change the KV cache and the parameters)"));
+                                                                              "Mamba layers change the KV cache and the parameters)"));
             return std::nullopt;
         }
     }
@@ -110,16 +110,18 @@ std::optional<std::string> relative_layout(const json& config, const std::string
         }
     if (mla) return std::string("deepseek_v3");
     if (names_structure(config, "n_routed_experts")) {
-        r.error("n_routed_experts", refusal(type, "routed experts without MLA ranks (a DeepSeek-style MoE with "
-                                                  "some other attention)"));
+        r.error("n_routed_experts", refusal(type,
+                                            "routed experts without MLA ranks (a DeepSeek-style MoE with "
+                                            "some other attention)"));
         return std::nullopt;
     }
     // A sliding window the config switches on (Qwen2-style configs carry one with use_sliding_window false).
     const auto uses = config.find("use_sliding_window");
     const bool switched_off = uses != config.end() && uses->is_boolean() && !uses->get<bool>();
     if (names_structure(config, "sliding_window") && !switched_off) {
-        r.error("sliding_window", refusal(type, "a sliding attention window (which layers slide is "
-                                                "family-specific)"));
+        r.error("sliding_window", refusal(type,
+                                          "a sliding attention window (which layers slide is "
+                                          "family-specific)"));
         return std::nullopt;
     }
     return type;  // plain dense decoder: read Llama-style, with a warning (families.cpp)

@@ -91,13 +91,10 @@ std::optional<json> layer_of(const std::string& cls, const std::vector<json>& po
     auto copy = [&](const char* from, const char* to) {
         if (kw.count(from) && !kw[from].is_null()) l[to] = kw[from];
     };
-    static const std::map<std::string, std::string> convs = {{"Conv1d", "conv1d"}, {"Conv2d", "conv2d"}, {"Conv3d", "conv3d"},
-                                                             {"ConvTranspose2d", "conv_transpose2d"}};
-    static const std::map<std::string, std::string> acts = {{"ReLU", "relu"}, {"GELU", "gelu"}, {"SiLU", "silu"}, {"Sigmoid", "sigmoid"},
-                                                            {"Tanh", "tanh"}, {"Hardswish", "hardswish"}, {"Hardsigmoid", "hardsigmoid"}};
+    static const std::map<std::string, std::string> convs = {{"Conv1d", "conv1d"}, {"Conv2d", "conv2d"}, {"Conv3d", "conv3d"}, {"ConvTranspose2d", "conv_transpose2d"}};
+    static const std::map<std::string, std::string> acts = {{"ReLU", "relu"}, {"GELU", "gelu"}, {"SiLU", "silu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Hardswish", "hardswish"}, {"Hardsigmoid", "hardsigmoid"}};
     if (auto c = convs.find(cls); c != convs.end()) {
-        l = {{"type", c->second}, {"in_channels", arg(0, "in_channels")}, {"out_channels", arg(1, "out_channels")},
-             {"kernel_size", arg(2, "kernel_size")}};
+        l = {{"type", c->second}, {"in_channels", arg(0, "in_channels")}, {"out_channels", arg(1, "out_channels")}, {"kernel_size", arg(2, "kernel_size")}};
         for (const char* k : {"stride", "padding", "dilation", "groups", "bias", "output_padding"}) copy(k, k);
     } else if (cls == "Linear" || cls == "NonDynamicallyQuantizableLinear") {
         l = {{"type", "linear"}, {"in_features", arg(0, "in_features")}, {"out_features", arg(1, "out_features")}};
@@ -186,11 +183,13 @@ Result<ReprImport> layer_stack_from_torch_repr(std::string_view text, const std:
         if (rest.back() == '(') {  // a container opens
             scope.push_back(name.empty() ? std::string() : name);
             if (!name.empty() && !is_container(cls))
-                imp.notes.push_back(qualified + " (" + cls + "): its forward is not in the repr; its layers are taken in print "
+                imp.notes.push_back(qualified + " (" + cls +
+                                    "): its forward is not in the repr; its layers are taken in print "
                                     "order, each once (add {\"type\": \"add\", \"from\": ...} for a residual, \"input_from\" for a branch, "
                                     "and repeat a module forward calls twice)");
             if (name == "downsample" || name == "shortcut")
-                imp.notes.push_back(qualified + ": a " + name + " branch reads the block's input, not the previous layer; "
+                imp.notes.push_back(qualified + ": a " + name +
+                                    " branch reads the block's input, not the previous layer; "
                                     "give its first layer \"input_from\" and add the branches");
             continue;
         }

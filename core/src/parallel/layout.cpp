@@ -70,9 +70,6 @@ double tp_activation_share(const ModelSpec& m, const ActivationSetup& a, const S
     return ((L.sp ? r / tp : r) + x / tp) / (r + x);
 }
 
-
-
-
 Layout layout_of(const Scenario& s) {
     Layout L;
     L.tp = std::max<std::int64_t>(1, s.tp);

@@ -19,11 +19,11 @@ inline bool is_zero(Sharding s) { return s == Sharding::zero1 || s == Sharding::
 //    split over ep (and over tp inside an expert, Megatron's default expert tensor parallelism);
 //  - what belongs to no layer (the final norm) sits on the last stage.
 struct StageParams {
-    double first = 0, last = 0;        // parameters held by one rank of the first / last stage
-    double layer = 0;                  // parameters of one decoder layer (all ranks of the tp group)
-    double non_layer = 0;              // embeddings, output layer, final norm
-    double largest_tensor = 0;         // the largest single module's parameters (DeepSpeed's "largest layer")
-    double persistent_fraction = 0;    // share of parameters in tensors below ZeRO-3's persistence threshold
+    double first = 0, last = 0;      // parameters held by one rank of the first / last stage
+    double layer = 0;                // parameters of one decoder layer (all ranks of the tp group)
+    double non_layer = 0;            // embeddings, output layer, final norm
+    double largest_tensor = 0;       // the largest single module's parameters (DeepSpeed's "largest layer")
+    double persistent_fraction = 0;  // share of parameters in tensors below ZeRO-3's persistence threshold
     double layers_per_stage = 0;
 };
 StageParams stage_params(const ModelSpec& m, const Layout& L);

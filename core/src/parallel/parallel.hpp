@@ -24,11 +24,11 @@
 namespace vramcalc::detail {
 
 // DeepSpeed's ZeRO defaults (deepspeed/runtime/zero/config.py, DeepSpeedZeroConfig): elements, not bytes.
-inline constexpr double kDsReduceBucket = 5e8;         // reduce_bucket_size
-inline constexpr double kDsAllgatherBucket = 5e8;      // allgather_bucket_size
-inline constexpr double kDsPrefetchBucket = 5e7;       // stage3_prefetch_bucket_size
-inline constexpr double kDsPersistenceThreshold = 1e5; // stage3_param_persistence_threshold
-inline constexpr double kDsMaxLiveParameters = 1e9;    // stage3_max_live_parameters
+inline constexpr double kDsReduceBucket = 5e8;          // reduce_bucket_size
+inline constexpr double kDsAllgatherBucket = 5e8;       // allgather_bucket_size
+inline constexpr double kDsPrefetchBucket = 5e7;        // stage3_prefetch_bucket_size
+inline constexpr double kDsPersistenceThreshold = 1e5;  // stage3_param_persistence_threshold
+inline constexpr double kDsMaxLiveParameters = 1e9;     // stage3_max_live_parameters
 // DeepSpeed's memory estimators multiply host memory by additional_buffer_factor = 1.5 (pinned buffers
 // and copies: stage_1_and_2.py estimate_zero2_model_states_mem_needs, stage3.py
 // estimate_zero3_model_states_mem_needs).

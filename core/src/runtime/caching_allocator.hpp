@@ -40,9 +40,9 @@ private:
     void pool_remove(std::int64_t id);
     void merge_into(std::int64_t keep, std::int64_t gone);
 
-    std::vector<Block> blocks_{Block{}};            // by id (ids are never reused; 0 is no block)
-    std::set<Key> pools_[2];                        // free blocks: [0] large pool, [1] small pool
-    std::set<std::int64_t> whole_free_;             // free blocks that are a whole segment (empty_cache's)
+    std::vector<Block> blocks_{Block{}};  // by id (ids are never reused; 0 is no block)
+    std::set<Key> pools_[2];              // free blocks: [0] large pool, [1] small pool
+    std::set<std::int64_t> whole_free_;   // free blocks that are a whole segment (empty_cache's)
     std::int64_t next_id_ = 1, segments_ = 0;
     std::int64_t reserved_ = 0, allocated_ = 0, whole_free_bytes_ = 0;
 };

@@ -28,8 +28,9 @@ CudaContext cuda_context(const GpuSpec& g) {
 // lazy loading. The median is the figure; Volta-era stacks keep the eager figure of cuda_context().
 CudaContext torch_run_context(const GpuSpec& g) {
     if (eager_kernel_loading(g)) return cuda_context(g);
-    return {787.0 * kMiB, "CUDA context + cuBLAS/cuDNN handles and lazily loaded kernels: 787 MiB (measured, torch 2.11 + CUDA 13, "
-                          "H200: median of 27 runs, 767-847 MiB)"};
+    return {787.0 * kMiB,
+            "CUDA context + cuBLAS/cuDNN handles and lazily loaded kernels: 787 MiB (measured, torch 2.11 + CUDA 13, "
+            "H200: median of 27 runs, 767-847 MiB)"};
 }
 
 // PyTorch's caching allocator reserves more than it hands out (512 B rounding, 2 MiB and 20 MiB segments, and
@@ -82,7 +83,6 @@ void close_torch_bill(Bill& b) {
     b.fits = b.gpu.memory_bytes > 0 && b.needed_bytes <= b.gpu.memory_bytes;
 }
 
-
 // Paged optimizer states (bitsandbytes' paged optimizers) live in CUDA unified memory, which "transfers
 // memory from the GPU to the CPU when GPU memory is exhausted" (bitsandbytes docs, optimizer reference).
 // So when everything else fits, the run fits: the GPU fills up and the rest of the states stay in host
@@ -103,7 +103,8 @@ void spill_paged_states(Bill& b) {
     b.device_bytes = cap;
     b.cpu_bytes += spill;
     b.warnings.push_back("the paged optimizer states do not all fit beside the rest: CUDA unified memory keeps " +
-                         format_gib(spill) + " of them in host RAM and moves them over the host link at every "
+                         format_gib(spill) +
+                         " of them in host RAM and moves them over the host link at every "
                          "optimizer step (slower; the GPU is full)");
 }
 

@@ -51,10 +51,14 @@ bool efficient_ok(int sm, const SdpaCall& c) {
 
 const char* to_string(SdpaBackend b) {
     switch (b) {
-        case SdpaBackend::cudnn: return "cuDNN";
-        case SdpaBackend::flash: return "flash";
-        case SdpaBackend::efficient: return "memory-efficient";
-        case SdpaBackend::math: return "math";
+        case SdpaBackend::cudnn:
+            return "cuDNN";
+        case SdpaBackend::flash:
+            return "flash";
+        case SdpaBackend::efficient:
+            return "memory-efficient";
+        case SdpaBackend::math:
+            return "math";
     }
     return "math";
 }

@@ -11,16 +11,19 @@
 
 namespace vramcalc::detail {
 
-enum class SdpaBackend { cudnn, flash, efficient, math };
+enum class SdpaBackend { cudnn,
+                         flash,
+                         efficient,
+                         math };
 const char* to_string(SdpaBackend b);
 
 // One SDPA call as the kernel checks see it.
 struct SdpaCall {
-    int dtype_bytes = 2;        // q, k, v: 2 (fp16 / bf16) or 4 (fp32)
-    bool bf16 = true;           // with dtype_bytes 2: bfloat16 rather than float16
-    std::int64_t head_dim = 128;    // q and k
+    int dtype_bytes = 2;          // q, k, v: 2 (fp16 / bf16) or 4 (fp32)
+    bool bf16 = true;             // with dtype_bytes 2: bfloat16 rather than float16
+    std::int64_t head_dim = 128;  // q and k
     std::int64_t v_head_dim = 128;
-    bool mask = false;          // an explicit attn_mask (transformers passes one for padding, sliding windows, ...)
+    bool mask = false;  // an explicit attn_mask (transformers passes one for padding, sliding windows, ...)
     double dropout = 0;
     bool requires_grad = true;  // training (q, k or v needs a gradient)
 };

@@ -23,16 +23,21 @@ void check_split_sizes(const Scenario& s, FieldReader& r) {
     // Megatron Core moe_layer.py: `assert num_moe_experts % ep_size == 0`; vLLM, torchtitan and DeepSpeed
     // MoE split the experts evenly the same way.
     if (s.ep > 1 && m.moe.experts > 0 && s.ep <= m.moe.experts && m.moe.experts % s.ep != 0)
-        r.error("ep", std::to_string(s.ep) + " does not divide the model's " + std::to_string(m.moe.experts) + " experts (each rank holds experts / ep "
-                      "of them; Megatron Core asserts num_moe_experts % expert_model_parallel_size == 0): allowed ep is a divisor of " +
-                      std::to_string(m.moe.experts));
+        r.error("ep", std::to_string(s.ep) + " does not divide the model's " + std::to_string(m.moe.experts) +
+                          " experts (each rank holds experts / ep "
+                          "of them; Megatron Core asserts num_moe_experts % expert_model_parallel_size == 0): allowed ep is a divisor of " +
+                          std::to_string(m.moe.experts));
     // Load-balanced ring attention cuts the sequence into 2 x cp chunks, rank i taking chunks i and
     // 2cp-1-i: Megatron's get_batch_on_this_cp_rank views it as (2*cp, seq/(2*cp)); torch's
     // _HeadTailLoadBalancer (torchtitan, accelerate) asserts seq_length % (cp_world_size * 2) == 0.
     if (s.workload == Workload::train && s.cp > 1 && s.seq_len % (2 * s.cp) != 0)
-        r.error("cp", std::to_string(s.cp) + " with seq_len " + std::to_string(s.seq_len) + ": context parallelism with load balancing cuts the sequence "
-                      "into 2 x cp = " + std::to_string(2 * s.cp) + " equal chunks (torch's _HeadTailLoadBalancer asserts seq_length % "
-                      "(cp * 2) == 0, Megatron's get_batch_on_this_cp_rank the same): allowed seq_len is a multiple of " + std::to_string(2 * s.cp));
+        r.error("cp", std::to_string(s.cp) + " with seq_len " + std::to_string(s.seq_len) +
+                          ": context parallelism with load balancing cuts the sequence "
+                          "into 2 x cp = " +
+                          std::to_string(2 * s.cp) +
+                          " equal chunks (torch's _HeadTailLoadBalancer asserts seq_length % "
+                          "(cp * 2) == 0, Megatron's get_batch_on_this_cp_rank the same): allowed seq_len is a multiple of " +
+                          std::to_string(2 * s.cp));
 }
 
 // tp against the attention heads (tp larger than the heads is check_layout's). Refused where the tool
@@ -55,8 +60,10 @@ void check_tp_heads(const Scenario& s, FieldReader& r) {
     const std::int64_t kv = m.kv_heads;
     if (s.framework == Framework::vllm && m.heads % s.tp == 0 && kv > 0 &&
         (s.tp < kv ? kv % s.tp != 0 : s.tp % kv != 0))
-        r.error("tp", std::to_string(s.tp) + " neither divides nor is a multiple of the model's " + std::to_string(kv) + " KV heads: vLLM's "
-                          "QKVParallelLinear splits KV heads evenly or replicates them whole; allowed tp divides " + std::to_string(kv) +
+        r.error("tp", std::to_string(s.tp) + " neither divides nor is a multiple of the model's " + std::to_string(kv) +
+                          " KV heads: vLLM's "
+                          "QKVParallelLinear splits KV heads evenly or replicates them whole; allowed tp divides " +
+                          std::to_string(kv) +
                           " or is a multiple of it");
 }
 
@@ -64,16 +71,19 @@ void check_tp_heads(const Scenario& s, FieldReader& r) {
 void check_engine_values(const Scenario& s, FieldReader& r) {
     if (s.workload == Workload::infer && s.framework == Framework::vllm &&
         std::find(kVllmBlockSizes.begin(), kVllmBlockSizes.end(), s.block_size) == kVllmBlockSizes.end())
-        r.error("block_size", "got " + std::to_string(s.block_size) + ": vLLM's --block-size takes 1, 8, 16, 32, 64, 128 or 256 "
-                              "(vllm/config/cache.py BlockSize; 256 from 2025, CUDA attention backends use 16 or more)");
+        r.error("block_size", "got " + std::to_string(s.block_size) +
+                                  ": vLLM's --block-size takes 1, 8, 16, 32, 64, 128 or 256 "
+                                  "(vllm/config/cache.py BlockSize; 256 from 2025, CUDA attention backends use 16 or more)");
     // LitGPT adapter.py: blocks with block_idx >= adapter_start_layer get the prompt; none means llama-adapter
     // trains nothing, and torch.optim raises "optimizer got an empty parameter list".
     const std::int64_t layers = s.model.layers;
     if (s.workload == Workload::train && s.method == Method::llama_adapter && layers > 0 && !s.model.stack &&
         s.adapter_start_layer >= layers)
         r.error("adapter_start_layer", std::to_string(s.adapter_start_layer) + " is past the model's last layer (" + std::to_string(layers) +
-                                           " layers, numbered 0 to " + std::to_string(layers - 1) + "): no layer gets an adapter, so "
-                                           "llama-adapter trains nothing; allowed 0 to " + std::to_string(layers - 1));
+                                           " layers, numbered 0 to " + std::to_string(layers - 1) +
+                                           "): no layer gets an adapter, so "
+                                           "llama-adapter trains nothing; allowed 0 to " +
+                                           std::to_string(layers - 1));
 }
 
 }  // namespace
@@ -97,13 +107,17 @@ void check_rollout_fit(const Scenario& s, FieldReader& fr) {
     // A colocated engine runs on the training GPUs: its tensor-parallel groups tile them (verl fsdp_workers.py
     // _build_rollout: `assert self.world_size % infer_tp == 0`; TRL's colocated vllm_tensor_parallel_size likewise).
     if (x.rollout && x.rollout_colocated && x.rollout_tp > s.num_gpus)
-        fr.error("rollout.tp", std::to_string(x.rollout_tp) + " is more than the job's num_gpus " + std::to_string(s.num_gpus) + ": a colocated rollout "
-                               "engine runs on the training GPUs; allowed rollout tp 1 to " + std::to_string(s.num_gpus) +
-                               " (or placement \"separate\" for GPUs of its own)");
+        fr.error("rollout.tp", std::to_string(x.rollout_tp) + " is more than the job's num_gpus " + std::to_string(s.num_gpus) +
+                                   ": a colocated rollout "
+                                   "engine runs on the training GPUs; allowed rollout tp 1 to " +
+                                   std::to_string(s.num_gpus) +
+                                   " (or placement \"separate\" for GPUs of its own)");
     else if (x.rollout && x.rollout_colocated && x.rollout_tp > 1 && s.num_gpus % x.rollout_tp != 0)
-        fr.error("rollout.tp", std::to_string(x.rollout_tp) + " does not divide num_gpus " + std::to_string(s.num_gpus) + ": a colocated engine's "
-                               "tensor-parallel groups tile the training GPUs (verl: \"rollout world_size: " + std::to_string(s.num_gpus) +
-                               " is not divisible by infer_tp: " + std::to_string(x.rollout_tp) + "\"); allowed a divisor of " + std::to_string(s.num_gpus));
+        fr.error("rollout.tp", std::to_string(x.rollout_tp) + " does not divide num_gpus " + std::to_string(s.num_gpus) +
+                                   ": a colocated engine's "
+                                   "tensor-parallel groups tile the training GPUs (verl: \"rollout world_size: " +
+                                   std::to_string(s.num_gpus) +
+                                   " is not divisible by infer_tp: " + std::to_string(x.rollout_tp) + "\"); allowed a divisor of " + std::to_string(s.num_gpus));
 }
 
 // Keys given where they do nothing: an inference engine's key in a training run, another method,

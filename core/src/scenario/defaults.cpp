@@ -108,10 +108,13 @@ Precision default_precision(Framework f, std::int64_t transformers, LoadDtype lo
 
 double loaded_weight_bytes(LoadDtype load, const ModelSpec& model) {
     switch (load) {
-        case LoadDtype::automatic: return static_cast<double>(model.checkpoint_dtype_bytes);
-        case LoadDtype::float32: return 4;
+        case LoadDtype::automatic:
+            return static_cast<double>(model.checkpoint_dtype_bytes);
+        case LoadDtype::float32:
+            return 4;
         case LoadDtype::bfloat16:
-        case LoadDtype::float16: return 2;
+        case LoadDtype::float16:
+            return 2;
     }
     return 0;
 }

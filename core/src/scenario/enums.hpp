@@ -15,27 +15,48 @@ namespace vramcalc::detail {
 template <class E>
 using EnumTable = std::vector<std::pair<E, const char*>>;
 
-template <class E> const EnumTable<E>& enum_table();
-template <> const EnumTable<Workload>& enum_table();
-template <> const EnumTable<Framework>& enum_table();
-template <> const EnumTable<Method>& enum_table();
-template <> const EnumTable<Precision>& enum_table();
-template <> const EnumTable<Optimizer>& enum_table();
-template <> const EnumTable<Quantization>& enum_table();
-template <> const EnumTable<Checkpointing>& enum_table();
-template <> const EnumTable<Attention>& enum_table();
-template <> const EnumTable<Loss>& enum_table();
-template <> const EnumTable<Sharding>& enum_table();
-template <> const EnumTable<Offload>& enum_table();
-template <> const EnumTable<KvDtype>& enum_table();
-template <> const EnumTable<RlhfAlgorithm>& enum_table();
-template <> const EnumTable<RolloutEngine>& enum_table();
-template <> const EnumTable<VllmSampler>& enum_table();
-template <> const EnumTable<RocmLoadMeasure>& enum_table();
-template <> const EnumTable<HfCache>& enum_table();
-template <> const EnumTable<LoadDtype>& enum_table();
-template <> const EnumTable<AdamwImpl>& enum_table();
-template <> const EnumTable<Float8>& enum_table();
+template <class E>
+const EnumTable<E>& enum_table();
+template <>
+const EnumTable<Workload>& enum_table();
+template <>
+const EnumTable<Framework>& enum_table();
+template <>
+const EnumTable<Method>& enum_table();
+template <>
+const EnumTable<Precision>& enum_table();
+template <>
+const EnumTable<Optimizer>& enum_table();
+template <>
+const EnumTable<Quantization>& enum_table();
+template <>
+const EnumTable<Checkpointing>& enum_table();
+template <>
+const EnumTable<Attention>& enum_table();
+template <>
+const EnumTable<Loss>& enum_table();
+template <>
+const EnumTable<Sharding>& enum_table();
+template <>
+const EnumTable<Offload>& enum_table();
+template <>
+const EnumTable<KvDtype>& enum_table();
+template <>
+const EnumTable<RlhfAlgorithm>& enum_table();
+template <>
+const EnumTable<RolloutEngine>& enum_table();
+template <>
+const EnumTable<VllmSampler>& enum_table();
+template <>
+const EnumTable<RocmLoadMeasure>& enum_table();
+template <>
+const EnumTable<HfCache>& enum_table();
+template <>
+const EnumTable<LoadDtype>& enum_table();
+template <>
+const EnumTable<AdamwImpl>& enum_table();
+template <>
+const EnumTable<Float8>& enum_table();
 
 template <class E>
 const char* enum_name(E v) {

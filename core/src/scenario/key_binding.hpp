@@ -12,9 +12,12 @@ namespace vramcalc::detail {
 using W = KeyWorkload;
 using T = KeyType;
 
-template <class P> struct member_of;
-template <class V> struct member_of<V Scenario::*> { using type = V; };
-template <auto M> using member_t = typename member_of<decltype(M)>::type;
+template <class P>
+struct member_of;
+template <class V>
+struct member_of<V Scenario::*> { using type = V; };
+template <auto M>
+using member_t = typename member_of<decltype(M)>::type;
 
 template <auto M>
 void read_member(ReadContext& c, const ScenarioKey& k) {

@@ -124,7 +124,7 @@ std::string scenario_key_default_text(std::string_view name) {
         for (const auto& f : context_frameworks(*k))
             values.push_back({f, written_value(name, default_scenario(framework_named(f), context_workload(*k)))});
         if (values.front().second.is_null() && !k->default_note.empty()) {  // no value in the key's context
-            values.front().second = std::string(k->default_note);        // lora.targets: "the model type's default"
+            values.front().second = std::string(k->default_note);           // lora.targets: "the model type's default"
             return grouped(values, false);
         }
         text = values.front().second.is_null() ? "" : grouped(values, false);

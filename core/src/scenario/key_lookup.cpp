@@ -34,7 +34,6 @@ std::string_view leaf(std::string_view name) {
 
 }  // namespace
 
-
 const KeyRow* find_key_row(std::string_view name) {
     for (const auto& r : key_rows())
         if (r.key.name == name) return &r;

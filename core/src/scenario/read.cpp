@@ -66,8 +66,9 @@ void read_model(ReadContext& c, const ScenarioKey&) {
     const json& j = c.doc;
     Scenario& s = c.s;
     if (!j.contains("model") || j["model"].is_null()) {
-        c.out.errors.push_back({"model", "missing required key: a preset id (see `vramcalc presets`), or a "
-                                         "config.json object"});
+        c.out.errors.push_back({"model",
+                                "missing required key: a preset id (see `vramcalc presets`), or a "
+                                "config.json object"});
         return;
     }
     const json& m = j["model"];
@@ -81,7 +82,8 @@ void read_model(ReadContext& c, const ScenarioKey&) {
             }
             // A layer-stack preset the page reads on first use (catalog.cpp, model/config_reader.hpp).
             auto spec = read_layer_stack_text(p->config_json, p->name, "model");
-            if (!spec.ok()) for (auto& e : spec.errors) c.out.errors.push_back(e);
+            if (!spec.ok())
+                for (auto& e : spec.errors) c.out.errors.push_back(e);
             else s.model = std::move(*spec.value);
         } else {
             c.out.errors.push_back({"model", "unknown preset id \"" + describe(m).substr(1, 40) +
@@ -168,8 +170,9 @@ void read_lora(ReadContext& c, const ScenarioKey&) {
     warn_unknown_keys(l, "lora", c.out.warnings);
     FieldReader r(l, "lora", c.out.errors);
     if (r.has("rank") && r.has("r") && l["rank"] != l["r"])  // PEFT's LoraConfig says r, the spec says rank
-        r.error("rank", "lora.rank " + describe(l["rank"]) + " and lora.r " + describe(l["r"]) + " disagree: they are two spellings of "
-                        "the same key (the adapter rank; PEFT's LoraConfig calls it r); give one of them");
+        r.error("rank", "lora.rank " + describe(l["rank"]) + " and lora.r " + describe(l["r"]) +
+                            " disagree: they are two spellings of "
+                            "the same key (the adapter rank; PEFT's LoraConfig calls it r); give one of them");
     lora.rank = read_integer(r, "lora.rank", lora.rank);
     lora.alpha = read_number(r, "lora.alpha", lora.alpha);
     lora.dropout = read_number(r, "lora.dropout", lora.dropout);
@@ -188,8 +191,9 @@ void read_lora(ReadContext& c, const ScenarioKey&) {
         lora.targets.clear();
         for (const auto& e : t) {
             if (e.is_string() && e.get<std::string>() == "all-linear")
-                r.error("targets", "\"all-linear\" cannot be mixed with module names (PEFT takes the string "
-                                   "\"all-linear\" alone): give \"all-linear\" or only names such as [\"q_proj\", \"v_proj\"]");
+                r.error("targets",
+                        "\"all-linear\" cannot be mixed with module names (PEFT takes the string "
+                        "\"all-linear\" alone): give \"all-linear\" or only names such as [\"q_proj\", \"v_proj\"]");
             else if (e.is_string() && !e.get<std::string>().empty()) lora.targets.push_back(e.get<std::string>());
             else r.error("targets", "entry " + describe(e) + " is not a module name");
         }
@@ -218,8 +222,10 @@ void read_weights(ReadContext& c, const ScenarioKey& k) {
     }
     if (c.s.weights == "checkpoint") {
         if (q.format.empty()) {
-            c.r.error(k.name, "\"checkpoint\": the model's config.json has no quantization_config that vramcalc reads; name a "
-                              "format (allowed: " + join_names(weight_format_names()) + ")");
+            c.r.error(k.name,
+                      "\"checkpoint\": the model's config.json has no quantization_config that vramcalc reads; name a "
+                      "format (allowed: " +
+                          join_names(weight_format_names()) + ")");
             return;
         }
         c.s.weights = q.format;
@@ -255,15 +261,19 @@ void check_expert_groups(const Scenario& s, FieldReader& r) {
     const std::int64_t model_parallel = s.tp * s.pp * s.cp, dp = s.num_gpus / model_parallel;
     if (s.framework == Framework::vllm && s.workload == Workload::infer) {
         if (s.ep != s.tp * dp)
-            r.error("ep", num(s.ep) + " with tp " + num(s.tp) + " and " + num(dp) + " data-parallel replica(s): vLLM's "
-                          "--enable-expert-parallel spreads the experts over the tp x dp ranks (vllm/config/parallel.py), so "
-                          "allowed ep is 1 (off) or tp x dp = " + num(s.tp * dp));
+            r.error("ep", num(s.ep) + " with tp " + num(s.tp) + " and " + num(dp) +
+                              " data-parallel replica(s): vLLM's "
+                              "--enable-expert-parallel spreads the experts over the tp x dp ranks (vllm/config/parallel.py), so "
+                              "allowed ep is 1 (off) or tp x dp = " +
+                              num(s.tp * dp));
         return;
     }
     if (dp % s.ep != 0)
         r.error("ep", num(s.ep) + " must divide num_gpus / (tp x pp x cp) = " + num(s.num_gpus) + " / " +
-                          num(model_parallel) + " = " + num(dp) + " (Megatron splits the experts across data-parallel "
-                          "ranks): raise num_gpus to a multiple of " + num(model_parallel * s.ep) + " or lower ep");
+                          num(model_parallel) + " = " + num(dp) +
+                          " (Megatron splits the experts across data-parallel "
+                          "ranks): raise num_gpus to a multiple of " +
+                          num(model_parallel * s.ep) + " or lower ep");
 }
 
 // Parallel degrees against each other and against the model: a layout no framework can run is an error
@@ -280,8 +290,10 @@ void check_layout(const Scenario& s, FieldReader& r) {
     if (m.stack) {  // a layer stack trains data parallel: Megatron's splits need transformer layers
         for (auto [key, v] : {std::pair<const char*, std::int64_t>{"tp", s.tp}, {"pp", s.pp}, {"cp", s.cp}, {"ep", s.ep}})
             if (v > 1)
-                r.error(key, num(v) + " on a layer-stack model: tp, pp, cp and ep split transformer layers; a layer stack "
-                             "runs data parallel (num_gpus with sharding), allowed " + std::string(key) + " 1");
+                r.error(key, num(v) +
+                                 " on a layer-stack model: tp, pp, cp and ep split transformer layers; a layer stack "
+                                 "runs data parallel (num_gpus with sharding), allowed " +
+                                 std::string(key) + " 1");
         return;
     }
     if (s.ep > 1 && m.moe.experts == 0)
@@ -290,22 +302,28 @@ void check_layout(const Scenario& s, FieldReader& r) {
         r.error("ep", num(s.ep) + " is more than the model's " + num(m.moe.experts) + " experts: allowed ep 1 to " +
                           num(m.moe.experts));
     if (s.pp > 1 && m.layers > 0 && s.pp > m.layers)
-        r.error("pp", num(s.pp) + " is more than the model's " + num(m.layers) + " layers (model.num_hidden_layers): "
-                          "each pipeline stage needs at least one layer; allowed pp 1 to " + num(m.layers));
+        r.error("pp", num(s.pp) + " is more than the model's " + num(m.layers) +
+                          " layers (model.num_hidden_layers): "
+                          "each pipeline stage needs at least one layer; allowed pp 1 to " +
+                          num(m.layers));
     if (s.tp > 1 && m.heads > 0 && s.tp > m.heads)
-        r.error("tp", num(s.tp) + " is more than the model's " + num(m.heads) + " attention heads (model.num_attention_heads): "
-                          "tensor parallelism splits the heads; allowed tp 1 to " + num(m.heads));
+        r.error("tp", num(s.tp) + " is more than the model's " + num(m.heads) +
+                          " attention heads (model.num_attention_heads): "
+                          "tensor parallelism splits the heads; allowed tp 1 to " +
+                          num(m.heads));
 }
 
 // What a layer-stack model cannot be run with: the settings below are defined on transformer layers.
 void check_stack(const Scenario& s, FieldReader& r) {
     if (!s.model.stack) return;
     if (s.workload == Workload::train && s.method == Method::freeze)
-        r.error("method", "\"freeze\" trains the last N transformer layers; a layer stack freezes with \"trainable\": false "
-                          "on its layers or blocks (allowed: full, lora, qlora)");
+        r.error("method",
+                "\"freeze\" trains the last N transformer layers; a layer stack freezes with \"trainable\": false "
+                "on its layers or blocks (allowed: full, lora, qlora)");
     if (s.framework == Framework::vllm || s.framework == Framework::llamacpp)
-        r.error("framework", std::string("\"") + to_string(s.framework) + "\" serves transformer language models; a layer "
-                             "stack runs in plain PyTorch (allowed: hf, torchtune, litgpt, deepspeed, megatron)");
+        r.error("framework", std::string("\"") + to_string(s.framework) +
+                                 "\" serves transformer language models; a layer "
+                                 "stack runs in plain PyTorch (allowed: hf, torchtune, litgpt, deepspeed, megatron)");
 }
 
 // A hybrid Mamba / attention model (Nemotron-H) is modelled for serving with vLLM and transformers: the
@@ -326,8 +344,9 @@ void check_cross_fields(const Scenario& s, FieldReader& r) {
     if (s.method == Method::qlora && s.quantization == Quantization::none)
         r.error("quantization", "method \"qlora\" needs a quantized base: nf4, nf4-dq, int8, gptq-int4 or awq-int4");
     if (s.optimizer_in_backward && s.grad_accum > 1)
-        r.error("optimizer_in_backward", "needs grad_accum 1: gradients are freed as soon as the optimizer has used "
-                                         "them, so none are kept between micro-batches (torchtune raises the same error)");
+        r.error("optimizer_in_backward",
+                "needs grad_accum 1: gradients are freed as soon as the optimizer has used "
+                "them, so none are kept between micro-batches (torchtune raises the same error)");
     if (s.prompt_len + s.gen_len < 1 && s.workload == Workload::infer)
         r.error("prompt_len", "prompt_len + gen_len must be at least 1 token");
     check_layout(s, r);

@@ -14,7 +14,6 @@
 
 namespace vramcalc {
 
-using nlohmann::json;
 using detail::base64url_decode;
 using detail::base64url_encode;
 using detail::is_json_number;
@@ -23,6 +22,7 @@ using detail::percent_encode;
 using detail::shown;
 using detail::unreserved;
 using detail::valid_utf8;
+using nlohmann::json;
 
 namespace {
 
@@ -50,11 +50,16 @@ std::string scalar_text(const json& v) {
             if (!valid_utf8(s)) s = parse_json_or_discarded(dump_compact(v)).get<std::string>();
             return needs_quote(s) ? "'" + s : s;
         }
-        case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
-        case json::value_t::number_integer: return std::to_string(v.get<std::int64_t>());
-        case json::value_t::number_unsigned: return std::to_string(v.get<std::uint64_t>());
-        case json::value_t::number_float: return dump_compact(v);  // shortest round-trip form; NaN/inf -> null
-        default: return "null";
+        case json::value_t::boolean:
+            return v.get<bool>() ? "true" : "false";
+        case json::value_t::number_integer:
+            return std::to_string(v.get<std::int64_t>());
+        case json::value_t::number_unsigned:
+            return std::to_string(v.get<std::uint64_t>());
+        case json::value_t::number_float:
+            return dump_compact(v);  // shortest round-trip form; NaN/inf -> null
+        default:
+            return "null";
     }
 }
 
@@ -253,8 +258,7 @@ public:
             // Both names are reserved by the format (docs/url-state.md): v is the version, config the
             // base64url config.json. A link cannot give them sub-keys (the encoder never writes them).
             error(field, "\"" + path[0] + "\" is reserved (" +
-                             (path[0] == "v" ? std::string("v=1 is the link's version") :
-                                               std::string("config=<base64url config.json>; set model keys as model.<key>")) +
+                             (path[0] == "v" ? std::string("v=1 is the link's version") : std::string("config=<base64url config.json>; set model keys as model.<key>")) +
                              ") and takes no sub-keys");
             return;
         }

@@ -50,8 +50,7 @@ namespace {
 
 json role_json(const RlhfRole& r) {
     if (!r.present) return false;
-    json o = {{"method", to_string(r.method)}, {"precision", to_string(r.precision)},
-              {"sharding", to_string(r.sharding)}, {"offload", to_string(r.offload)}};
+    json o = {{"method", to_string(r.method)}, {"precision", to_string(r.precision)}, {"sharding", to_string(r.sharding)}, {"offload", to_string(r.offload)}};
     if (!r.same_model) o["model"] = model_json(r.model, r.model_ref, r.model_config);
     return o;
 }
@@ -60,13 +59,9 @@ json role_json(const RlhfRole& r) {
 
 void write_rlhf(const Scenario& s, json& out, const ScenarioKey&) {
     const RlhfSetup& x = s.rlhf;
-    json rl = {{"algorithm", to_string(x.algorithm)}, {"critic", role_json(x.critic)}, {"reference", role_json(x.reference)},
-               {"reward", role_json(x.reward)}, {"group_size", x.group_size}, {"prompt_len", x.prompt_len},
-               {"gen_len", x.gen_len}};
+    json rl = {{"algorithm", to_string(x.algorithm)}, {"critic", role_json(x.critic)}, {"reference", role_json(x.reference)}, {"reward", role_json(x.reward)}, {"group_size", x.group_size}, {"prompt_len", x.prompt_len}, {"gen_len", x.gen_len}};
     if (x.rollout)
-        rl["rollout"] = {{"engine", to_string(x.rollout_engine)}, {"placement", x.rollout_colocated ? "colocated" : "separate"},
-                         {"gpu_memory_utilization", x.rollout_gpu_memory_utilization}, {"released", x.rollout_released},
-                         {"tp", x.rollout_tp}, {"batch", x.rollout_batch}};
+        rl["rollout"] = {{"engine", to_string(x.rollout_engine)}, {"placement", x.rollout_colocated ? "colocated" : "separate"}, {"gpu_memory_utilization", x.rollout_gpu_memory_utilization}, {"released", x.rollout_released}, {"tp", x.rollout_tp}, {"batch", x.rollout_batch}};
     else
         rl["rollout"] = false;
     out["rlhf"] = rl;
@@ -123,9 +118,7 @@ nlohmann::json bill_to_json(const Bill& b) {
     if (b.max_concurrent_sequences) j["max_concurrent_sequences"] = *b.max_concurrent_sequences;
     if (b.max_context) j["max_context"] = *b.max_context;
     if (const auto& sb = b.serving_budget)
-        j["serving_budget"] = {{"gpu_memory_utilization", sb->fraction}, {"budget_bytes", sb->budget_bytes},
-                               {"outside_bytes", sb->outside_bytes},     {"sequence_tokens", sb->sequence_tokens},
-                               {"requested_sequences", sb->requested_sequences}, {"starts", sb->starts}};
+        j["serving_budget"] = {{"gpu_memory_utilization", sb->fraction}, {"budget_bytes", sb->budget_bytes}, {"outside_bytes", sb->outside_bytes}, {"sequence_tokens", sb->sequence_tokens}, {"requested_sequences", sb->requested_sequences}, {"starts", sb->starts}};
     j["rule_of_thumb_bytes"] = b.rule_of_thumb_bytes;
     j["rule_of_thumb_formula"] = b.rule_of_thumb_formula;
     j["rule_of_thumb_basis_bytes"] = rule_of_thumb_basis_bytes(b);  // what the rule is compared with

@@ -29,11 +29,9 @@ std::string str(const json& s, const char* key, const char* fallback) {
 
 void training_candidates(const Scenario& sc, std::vector<Candidate>& out) {
     if (sc.precision == Precision::fp32)
-        out.push_back({"bf16 mixed precision", "Activations in 16 bits halve their size; weights keep an fp32 copy.",
-                       {{"precision", "bf16-mixed"}}});
+        out.push_back({"bf16 mixed precision", "Activations in 16 bits halve their size; weights keep an fp32 copy.", {{"precision", "bf16-mixed"}}});
     if (sc.precision == Precision::fp32 || sc.precision == Precision::bf16_mixed || sc.precision == Precision::fp16_mixed)
-        out.push_back({"Pure bf16 (no fp32 copy)", "Weights, gradients and optimizer states in bf16: 8 instead of 16 bytes per parameter with AdamW.",
-                       {{"precision", "bf16"}}});
+        out.push_back({"Pure bf16 (no fp32 copy)", "Weights, gradients and optimizer states in bf16: 8 instead of 16 bytes per parameter with AdamW.", {{"precision", "bf16"}}});
     if (sc.micro_batch > 1) {
         const std::int64_t mb = sc.micro_batch / 2;
         out.push_back({"Micro-batch " + std::to_string(mb) + " x " + std::to_string(sc.grad_accum * 2) + " accumulation",
@@ -47,26 +45,21 @@ void training_candidates(const Scenario& sc, std::vector<Candidate>& out) {
     // A layer stack has no transformer layers to checkpoint (not modelled), no vocabulary and no attention kernel choice.
     const bool transformer = !sc.model.stack;
     if (transformer && (sc.checkpointing == Checkpointing::none || sc.checkpointing == Checkpointing::selective))
-        out.push_back({"Gradient checkpointing", "Keeps only each layer's input and recomputes the layer in backward (one more forward pass).",
-                       {{"checkpointing", "full"}}});
+        out.push_back({"Gradient checkpointing", "Keeps only each layer's input and recomputes the layer in backward (one more forward pass).", {{"checkpointing", "full"}}});
     if (transformer && sc.loss == Loss::standard)
         out.push_back({"Chunked cross-entropy", "Never materialises the full fp32 logits (vocab x tokens).", {{"loss", "chunked"}}});
     if (transformer && sc.attention == Attention::eager)
         out.push_back({"SDPA / flash attention", "Does not keep the seq x seq attention scores.", {{"attention", "sdpa"}}});
     if (sc.method != Method::qlora && (sc.optimizer == Optimizer::adamw || sc.optimizer == Optimizer::lion))
-        out.push_back({"8-bit AdamW", "Optimizer states in 8 bits with block-wise scales (bitsandbytes).",
-                       {{"optimizer", "adamw-8bit"}}});
+        out.push_back({"8-bit AdamW", "Optimizer states in 8 bits with block-wise scales (bitsandbytes).", {{"optimizer", "adamw-8bit"}}});
     if (sc.num_gpus > 1 && sc.sharding != Sharding::zero3 && sc.sharding != Sharding::fsdp_full)
-        out.push_back({"ZeRO-3 / FSDP full sharding", "Weights, gradients and optimizer states split across the GPUs.",
-                       {{"sharding", "zero3"}}});
+        out.push_back({"ZeRO-3 / FSDP full sharding", "Weights, gradients and optimizer states split across the GPUs.", {{"sharding", "zero3"}}});
     if (sc.offload == Offload::none && sc.method == Method::full)
         out.push_back({"Offload optimizer to CPU", "Optimizer states live in host memory (slower steps).", {{"offload", "optimizer"}}});
     if (sc.method == Method::full || sc.method == Method::freeze)
-        out.push_back({"LoRA (rank 16, all linear layers)", "Trains small adapters; the base model is frozen and needs no gradients or optimizer states.",
-                       {{"method", "lora"}, {"lora", {{"rank", 16}, {"targets", "all-linear"}}}}});
+        out.push_back({"LoRA (rank 16, all linear layers)", "Trains small adapters; the base model is frozen and needs no gradients or optimizer states.", {{"method", "lora"}, {"lora", {{"rank", 16}, {"targets", "all-linear"}}}}});
     if (sc.method != Method::qlora)
-        out.push_back({"QLoRA (4-bit NF4 base)", "The frozen base weights in 4 bits, adapters in 16/32 bits.",
-                       {{"method", "qlora"}, {"quantization", "nf4"}, {"lora", {{"rank", 16}, {"targets", "all-linear"}}}}});
+        out.push_back({"QLoRA (4-bit NF4 base)", "The frozen base weights in 4 bits, adapters in 16/32 bits.", {{"method", "qlora"}, {"quantization", "nf4"}, {"lora", {{"rank", 16}, {"targets", "all-linear"}}}}});
 }
 
 // vLLM fills its budget (gpu_memory_utilization): what lies outside it (CUDA graphs, the context) must fit
@@ -74,8 +67,7 @@ void training_candidates(const Scenario& sc, std::vector<Candidate>& out) {
 void vllm_candidates(const Scenario& sc, const Bill& b, std::vector<Candidate>& out) {
     if (!b.serving_budget) return;
     if (sc.gpu_memory_utilization > 0.9 && b.device_bytes > b.gpu.memory_bytes)
-        out.push_back({"gpu_memory_utilization 0.9", "vLLM's default budget: leaves room beside it for the CUDA graphs and context.",
-                       {{"gpu_memory_utilization", 0.9}}});
+        out.push_back({"gpu_memory_utilization 0.9", "vLLM's default budget: leaves room beside it for the CUDA graphs and context.", {{"gpu_memory_utilization", 0.9}}});
     if (!sc.enforce_eager && b.device_bytes > b.gpu.memory_bytes)
         out.push_back({"enforce_eager (no CUDA graphs)", "No CUDA graphs outside the budget; decoding is slower.", {{"enforce_eager", true}}});
     const std::int64_t seqs = b.kv_pool_sequences.value_or(0);
@@ -93,8 +85,7 @@ void inference_candidates(const Scenario& sc, std::vector<Candidate>& out) {
     if (sc.kv_dtype == KvDtype::automatic || sc.kv_dtype == KvDtype::fp16 || sc.kv_dtype == KvDtype::bf16)
         out.push_back({"FP8 KV cache", "Halves the KV cache per token.", {{"kv_dtype", "fp8"}}});
     if (sc.batch > 1)
-        out.push_back({"Batch " + std::to_string(sc.batch / 2), "Half the concurrent sequences, half the KV cache.",
-                       {{"batch", sc.batch / 2}}});
+        out.push_back({"Batch " + std::to_string(sc.batch / 2), "Half the concurrent sequences, half the KV cache.", {{"batch", sc.batch / 2}}});
 }
 
 // The next smaller preset of the same family (by total parameters), if any.
@@ -112,11 +103,11 @@ void smaller_model(const json& s, const Catalog& cat, std::vector<Candidate>& ou
 
 // One candidate's effect, computed without the solvers (they run only for what is shown).
 struct Tried {
-    std::size_t index = 0;         // into the candidate list (its order is the preference order)
+    std::size_t index = 0;  // into the candidate list (its order is the preference order)
     std::int64_t device_bytes = 0;
-    std::int64_t sequences = 0;    // vLLM: the sequences its KV pool holds (its device bytes are its budget)
+    std::int64_t sequences = 0;  // vLLM: the sequences its KV pool holds (its device bytes are its budget)
     bool ok = false;
-    bool within = false;           // the bill's verdict is "fits" (bill_format.cpp verdict_of)
+    bool within = false;  // the bill's verdict is "fits" (bill_format.cpp verdict_of)
 };
 
 Tried tried_of(const Bill& b, std::size_t index) {
@@ -176,7 +167,7 @@ Advice finish(json& scenario, const Catalog& catalog, const std::vector<Candidat
     a.device_bytes = after.device_bytes;
     a.saving_bytes = before - after.device_bytes;
     a.fits = after.fits;
-    a.within_target = verdict_of(after) == Verdict::fits;  // vLLM: its pool holds the batch
+    a.within_target = verdict_of(after) == Verdict::fits;                       // vLLM: its pool holds the batch
     a.max_batch = after.max_micro_batch.value_or(after.max_batch.value_or(0));  // estimate() solved it already
     if (after.speed && after.speed->tokens_per_s > 0 && speed_before > 0) a.speed_ratio = after.speed->tokens_per_s / speed_before;
     return a;
@@ -199,7 +190,7 @@ AdvicePlan plan_changes(const json& given, const Catalog& catalog) {
     AdvicePlan plan;
     auto base = scenario_from_json(given, catalog);
     if (!base.ok() || !given.is_object()) return plan;
-    json scenario = given;  // patched in place by each change tried (read_patched), and restored
+    json scenario = given;                  // patched in place by each change tried (read_patched), and restored
     Bill base_bill = estimate_peak(*base);  // the solvers' answers are not needed for the base
     detail::estimate_speed(*base, base_bill);
     const Tried base_tried = tried_of(base_bill, 0);
@@ -282,10 +273,7 @@ std::vector<Advice> advise(const json& scenario, const Catalog& catalog) { retur
 json advice_to_json(const AdvicePlan& plan) {
     json rows = json::array();
     for (const auto& a : plan.ranked)
-        rows.push_back({{"title", a.title}, {"why", a.why}, {"patch", a.patch}, {"changes", a.changes},
-                        {"device_bytes", a.device_bytes}, {"saving_bytes", a.saving_bytes}, {"fits", a.fits},
-                        {"within_target", a.within_target}, {"keeps_model", a.keeps_model}, {"max_batch", a.max_batch},
-                        {"speed_ratio", a.speed_ratio}});
+        rows.push_back({{"title", a.title}, {"why", a.why}, {"patch", a.patch}, {"changes", a.changes}, {"device_bytes", a.device_bytes}, {"saving_bytes", a.saving_bytes}, {"fits", a.fits}, {"within_target", a.within_target}, {"keeps_model", a.keeps_model}, {"max_batch", a.max_batch}, {"speed_ratio", a.speed_ratio}});
     json j = {{"changes", rows}};
     if (!plan.note.empty()) j["note"] = plan.note;
     return j;

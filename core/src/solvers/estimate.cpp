@@ -46,7 +46,7 @@ Bill estimate(const Scenario& s) {
         const std::int64_t limit = s.model.max_positions;
         if (limit <= 0 || len <= limit) return len;
         b.notes.push_back(std::string(what) + " capped at the model's max_position_embeddings " + std::to_string(limit) +
-                             " (memory alone would allow " + std::to_string(len) + " tokens)");
+                          " (memory alone would allow " + std::to_string(len) + " tokens)");
         return limit;
     };
     if (s.workload == Workload::infer) {
@@ -77,10 +77,12 @@ Bill estimate(const Scenario& s) {
         // Galloping up from the answer within the target, which also runs.
         Scenario all = s;
         const double memory = static_cast<double>(s.gpu.memory_bytes);
-        b.max_micro_batch_runs = s.target_utilization >= 1.0 ? n : detail::largest_fitting(cap, [&](std::int64_t m) {
-            all.micro_batch = m;
-            return static_cast<double>(estimate_peak(all).needed_bytes) <= memory;
-        }, n);
+        b.max_micro_batch_runs = s.target_utilization >= 1.0 ? n : detail::largest_fitting(
+                                                                       cap, [&](std::int64_t m) {
+                                                                           all.micro_batch = m;
+                                                                           return static_cast<double>(estimate_peak(all).needed_bytes) <= memory;
+                                                                       },
+                                                                       n);
     }
     if (s.model.stack) b.notes.push_back("a layer stack has a fixed input shape (model.input): no sequence length to solve for");
     else if (!s.model.count_only) {

@@ -68,7 +68,8 @@ public:
         while (hi - lo > 1) {
             const std::int64_t width = hi - lo;
             const bool open = !known_.count(hi);
-            std::int64_t n = lo == 0 ? 1 : bisect ? lo + width / 2 : guess(lo, hi, budget, cap);
+            std::int64_t n = lo == 0 ? 1 : bisect ? lo + width / 2
+                                                  : guess(lo, hi, budget, cap);
             if (open && open_fits >= 8) n = std::max(n, std::min(cap, 2 * lo));  // a stubborn undershoot: gallop
             const bool fits = static_cast<double>(at(n)) <= budget;
             (fits ? lo : hi) = n;

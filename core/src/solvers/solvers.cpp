@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-
 #include "common/checked.hpp"
 #include "formats/recipes.hpp"
 #include "runtime/runtime.hpp"
@@ -131,7 +130,7 @@ std::vector<CatalogFit> solve_catalog(const Scenario& base, const std::vector<Gp
     const std::int64_t shared_torch = shared ? shared_bill.needed_bytes - context(base.gpu) : 0;
     // The reserve a GPU that never runs out would show; a smaller GPU's stops at its memory (runtime.cpp).
     const std::int64_t shared_device =
-        !shared ? 0
+        !shared                                 ? 0
         : shared_bill.replay_reserve_bytes >= 0 ? shared_bill.peak_allocated_bytes + shared_bill.replay_reserve_bytes + shared_bill.torch_uncounted_bytes
                                                 : shared_bill.device_bytes - context(base.gpu);
     // Device bytes less the context, by micro-batch and by sequence length, shared by every GPU.

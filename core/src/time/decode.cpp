@@ -16,9 +16,9 @@ namespace {
 // How a decode step is paced beyond the roofline. Every figure is a named fit; the rows each was fitted
 // on and the rows it was checked on are in docs/methodology.md, "Generation speed".
 struct Pacing {
-    double per_layer_s = 0;       // CPU time to issue one layer's kernels (eager PyTorch)
-    double bandwidth_share = 1;   // the share of peak memory bandwidth a decode step reaches
-    double per_step_s = 0;        // fixed cost per step (scheduler, sampler)
+    double per_layer_s = 0;             // CPU time to issue one layer's kernels (eager PyTorch)
+    double bandwidth_share = 1;         // the share of peak memory bandwidth a decode step reaches
+    double per_step_s = 0;              // fixed cost per step (scheduler, sampler)
     double per_quantized_linear_s = 0;  // extra CPU time of one bitsandbytes linear call
     double per_all_reduce_s = 0;        // one tensor-parallel all-reduce between eager processes
 };
@@ -67,7 +67,8 @@ double quantized_linear_calls(const Scenario& s) {
         if (!g.is_linear || g.category == ParamCategory::lm_head || g.category == ParamCategory::router) continue;
         if (s.framework == Framework::litgpt && (g.role == Role::k || g.role == Role::v)) continue;
         const double share = g.routed_expert && layout.moe.experts > 0
-                                 ? static_cast<double>(layout.moe.top_k) / static_cast<double>(layout.moe.experts) : 1.0;
+                                 ? static_cast<double>(layout.moe.top_k) / static_cast<double>(layout.moe.experts)
+                                 : 1.0;
         calls += static_cast<double>(g.count) * share;
     }
     return calls;
@@ -118,7 +119,8 @@ void inference_speed(const Scenario& s, const Bill& b, Speed& sp) {
     // The bound: kernel launches where the CPU's issue time paces the step, else the roofline's larger side.
     const double kv = kv_bytes_for_tokens(s, context) * pp * batch;
     const double mem = (weights + kv) / (bw * pace.bandwidth_share), flops = batch * token_flops(s, m, context).forward() / tp / rate;
-    sp.bound = cpu > std::max(mem, flops) ? "launch" : mem >= flops ? "memory" : "compute";
+    sp.bound = cpu > std::max(mem, flops) ? "launch" : mem >= flops ? "memory"
+                                                                    : "compute";
 }
 
 }  // namespace vramcalc::detail

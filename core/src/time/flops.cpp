@@ -21,7 +21,8 @@ TokenFlops token_flops(const Scenario& s, const ModelSpec& m, double context) {
         if (!g.is_linear) continue;
         // A routed expert is used by top_k of the `experts` copies per token.
         const double share = g.routed_expert && m.moe.experts > 0
-                                 ? static_cast<double>(m.moe.top_k) / static_cast<double>(m.moe.experts) : 1.0;
+                                 ? static_cast<double>(m.moe.top_k) / static_cast<double>(m.moe.experts)
+                                 : 1.0;
         const double flops = 2.0 * static_cast<double>(g.rows) * static_cast<double>(g.cols) * static_cast<double>(g.count) * share;
         if (g.category == ParamCategory::lm_head) {
             f.logits += flops;

@@ -24,7 +24,7 @@ TokenFlops token_flops(const Scenario& s, const ModelSpec& m, double context);
 
 // One optimizer step of the whole job (all GPUs): forward, backward and recomputation FLOPs.
 struct StepFlops {
-    double tokens = 0;       // micro_batch x seq_len x grad_accum x data-parallel replicas
+    double tokens = 0;  // micro_batch x seq_len x grad_accum x data-parallel replicas
     double forward = 0, backward = 0, recompute = 0;
     // Of the executed FLOPs: those of the linear layers (not the output layer or the attention core; what
     // torchao's float8 converts) and those of convolutions (a layer stack's conv layers; cuDNN runs them).

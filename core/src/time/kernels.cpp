@@ -60,15 +60,25 @@ struct OptimizerPasses {
 OptimizerPasses optimizer_passes(const Scenario& s) {
     OptimizerPasses p;
     switch (s.optimizer) {
-    case Optimizer::adamw:
-        p = s.adamw_impl == AdamwImpl::fused ? OptimizerPasses{7, 1} : OptimizerPasses{21, 9};
-        break;
-    case Optimizer::adamw_8bit:
-    case Optimizer::paged_adamw_8bit: p = {7, 1}; break;
-    case Optimizer::sgd: p = {3, 1}; break;
-    case Optimizer::sgd_momentum: p = {8, 3}; break;
-    case Optimizer::lion: p = {12, 6}; break;
-    case Optimizer::adafactor: p = {12, 10}; break;
+        case Optimizer::adamw:
+            p = s.adamw_impl == AdamwImpl::fused ? OptimizerPasses{7, 1} : OptimizerPasses{21, 9};
+            break;
+        case Optimizer::adamw_8bit:
+        case Optimizer::paged_adamw_8bit:
+            p = {7, 1};
+            break;
+        case Optimizer::sgd:
+            p = {3, 1};
+            break;
+        case Optimizer::sgd_momentum:
+            p = {8, 3};
+            break;
+        case Optimizer::lion:
+            p = {12, 6};
+            break;
+        case Optimizer::adafactor:
+            p = {12, 10};
+            break;
     }
     if (s.framework == Framework::hf) p = {p.passes + 3, p.ops + 2};
     return p;

@@ -126,9 +126,10 @@ bool training_speed(const Scenario& s, const Bill& b, Speed& sp) {
         sp.optimizer_s = optimizer_step_seconds(s, static_cast<double>(b.trainable_parameters) / shard, trainable_tensors(s) / shard);
     const double roof = std::max({sp.compute_s, sp.memory_s, sp.launch_s});
     sp.step_s = roof + sp.optimizer_s + sp.communication_s + sp.offload_s;
-    sp.bound = sp.offload_s > roof ? "offload" : sp.communication_s > roof ? "communication"
-               : sp.launch_s > std::max(sp.compute_s, sp.memory_s) ? "launch"
-               : sp.compute_s >= sp.memory_s ? "compute" : "memory";
+    sp.bound = sp.offload_s > roof ? "offload" : sp.communication_s > roof                       ? "communication"
+                                             : sp.launch_s > std::max(sp.compute_s, sp.memory_s) ? "launch"
+                                             : sp.compute_s >= sp.memory_s                       ? "compute"
+                                                                                                 : "memory";
     if (sp.step_s > 0) {
         sp.tokens_per_s = f.tokens / sp.step_s;
         sp.tokens_per_s_per_gpu = sp.tokens_per_s / gpus;
@@ -174,9 +175,9 @@ void estimate_speed(const Scenario& s, Bill& b) {
     const bool user = s.mfu > 0;
     sp.mfu = user ? s.mfu : default_mfu(s.gpu);
     const bool published = s.gpu.arch == "hopper" || s.gpu.arch == "ampere";
-    const std::string why = user ? std::string("set by the scenario")
-                          : published ? "torchtitan's published MFU for " + s.gpu.arch
-                                      : "no published MFU for " + s.gpu.arch + "; Hopper's used";
+    const std::string why = user        ? std::string("set by the scenario")
+                            : published ? "torchtitan's published MFU for " + s.gpu.arch
+                                        : "no published MFU for " + s.gpu.arch + "; Hopper's used";
     sp.basis = "roofline: compute at " + whole(sp.mfu * 100) + " % MFU of " + printf_string("%.4g", s.gpu.peak_bf16_tflops) +
                " dense bf16 TFLOPS (" + why + "), memory at " + whole(s.gpu.memory_bandwidth_gbps) + " GB/s peak";
     if (s.workload == Workload::train && compile_speedup(s) != 1.0)
@@ -184,7 +185,7 @@ void estimate_speed(const Scenario& s, Bill& b) {
     if (s.model.stack) sp.unit = s.model.stack->input.size() == 3 ? "images" : "samples";
     if (s.workload == Workload::train) {
         const MatmulRates r = matmul_rates(s);
-        const char* rest = s.mfu > 0 || s.model.stack ? ""  // a stack is priced kernel by kernel (stack_time.cpp)
+        const char* rest = s.mfu > 0 || s.model.stack       ? ""  // a stack is priced kernel by kernel (stack_time.cpp)
                            : s.precision == Precision::fp32 ? ", the rest of the step as in a bf16 run, in fp32 tensors"
                                                             : ", the rest of the step as in a bf16 run";
         if (!r.text.empty()) sp.basis += "; " + r.text + rest;

@@ -140,13 +140,13 @@ struct Widths {
 // of its passes (forward, input gradient, weight gradient) is bounded by the larger of its FLOPs at the
 // rate of its units, scaled by how much of a tensor-core tile its output channels fill, and its bytes.
 struct MatmulLayer {
-    double in = 0, out = 0;      // elements of its input and output, whole micro-batch
+    double in = 0, out = 0;          // elements of its input and output, whole micro-batch
     double in_width = 4, width = 2;  // their bytes per element
     bool trains = true;
-    double in_channels = 0;      // a convolution's input channels (C of C, H, W)
-    double rate = 0;             // the peak of its units (FLOP/s)
+    double in_channels = 0;          // a convolution's input channels (C of C, H, W)
+    double rate = 0;                 // the peak of its units (FLOP/s)
     bool tensor_core_convs = false;  // the run's convolutions use tensor cores (TF32 or 16-bit; peaks.cpp)
-    double depthwise_share = 1;  // resident_share() of PyTorch's depthwise weight-gradient kernel (below)
+    double depthwise_share = 1;      // resident_share() of PyTorch's depthwise weight-gradient kernel (below)
 };
 double matmul_layer_seconds(const StackLayer& l, const MatmulLayer& m, double batch, double bw) {
     const double weights = weight_elements(l);

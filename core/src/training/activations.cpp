@@ -14,8 +14,17 @@ namespace {
 // Roles of the linears that read a layer's (normed) input: Megatron's column-parallel linears.
 bool reads_layer_input(Role r) {
     switch (r) {
-        case Role::q: case Role::k: case Role::v: case Role::qkv: case Role::q_a: case Role::kv_a:
-        case Role::gate: case Role::up: case Role::gate_up: case Role::router: case Role::ssm_in:
+        case Role::q:
+        case Role::k:
+        case Role::v:
+        case Role::qkv:
+        case Role::q_a:
+        case Role::kv_a:
+        case Role::gate:
+        case Role::up:
+        case Role::gate_up:
+        case Role::router:
+        case Role::ssm_in:
             return true;
         default:
             return false;
@@ -239,7 +248,7 @@ std::vector<SavedTensor> layer_saved_tensors(const ModelSpec& m, const Activatio
     Layer l{m, a, {}};
     l.attention();
     const double in_bytes = m.traits.parallel_block ? (a.autocast && m.norm == NormKind::layer ? 4 : a.residual)
-                                              : l.norm("post_attention_layernorm");
+                                                    : l.norm("post_attention_layernorm");
     l.mlp(in_bytes);
     return l.out;
 }
@@ -294,7 +303,7 @@ double layer_op_checkpoint_bytes_per_token(const ModelSpec& m, const ActivationS
     const auto calls = linear_calls(m);
     double kept = layer_input_bytes_per_token(m, a);
     for (std::size_t i = 0; i < calls.size(); i += 2) kept += a.compute * calls[i].first;  // mm 1, 3, 5, 7
-    if (a.attention != Attention::eager)  // eager attention's bmm and softmax are not in the save list
+    if (a.attention != Attention::eager)                                                   // eager attention's bmm and softmax are not in the save list
         kept += a.compute * static_cast<double>(m.heads * m.v_head_dim) + 4 * static_cast<double>(m.heads);
     return kept;
 }

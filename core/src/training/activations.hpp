@@ -19,9 +19,9 @@
 namespace vramcalc::detail {
 
 struct SavedTensor {
-    std::string op;          // e.g. "mlp.act_fn (SiLU input)"
-    double per_token = 0;    // bytes per token (scales with micro_batch x seq_len)
-    double per_token_key = 0;  // bytes per token per key position (x seq_len again: eager scores)
+    std::string op;               // e.g. "mlp.act_fn (SiLU input)"
+    double per_token = 0;         // bytes per token (scales with micro_batch x seq_len)
+    double per_token_key = 0;     // bytes per token per key position (x seq_len again: eager scores)
     bool attention_core = false;  // dropped by selective recomputation
     // Megatron tensor parallelism leaves it whole on every rank unless sequence parallelism splits it: the
     // norms and their outputs that feed the column-parallel linears, those linears' (and their LoRA
@@ -31,15 +31,15 @@ struct SavedTensor {
 };
 
 struct ActivationSetup {
-    double compute = 2;       // bytes of matmul outputs (bf16/fp16: 2, fp32: 4)
-    double residual = 2;      // bytes of the residual stream (4 when an fp32 model runs under autocast)
-    bool autocast = false;    // each linear casts its (fp32) input to the compute dtype
+    double compute = 2;     // bytes of matmul outputs (bf16/fp16: 2, fp32: 4)
+    double residual = 2;    // bytes of the residual stream (4 when an fp32 model runs under autocast)
+    bool autocast = false;  // each linear casts its (fp32) input to the compute dtype
     Attention attention = Attention::sdpa;
     // attention sdpa runs PyTorch's math path (runtime/sdpa.hpp sdpa_backend: bf16 before Ampere, head dimensions
     // the fused kernels cannot align), which keeps fp32 copies of q, k, v and the fp32 probabilities.
     bool sdpa_math = false;
-    bool repeat_kv = true;    // HF expands K/V to all heads before eager/SDPA attention
-    bool train_linears = true;   // full fine-tuning: linear weights get gradients
+    bool repeat_kv = true;      // HF expands K/V to all heads before eager/SDPA attention
+    bool train_linears = true;  // full fine-tuning: linear weights get gradients
     // bitsandbytes 4-bit/8-bit linears (QLoRA through PEFT or Lightning's BitsandbytesPrecision) run as
     // their own autograd Function that keeps its input whenever that input needs a gradient, even though
     // the quantized weight never does (bitsandbytes/autograd/_functions.py, MatMul4Bit.forward:

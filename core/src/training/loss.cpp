@@ -155,8 +155,9 @@ LossMemory loss_memory(const Scenario& s, const ModelSpec& m, double c, double T
             l.forward_peak = (c + upcast) * V * T;
             l.backward_peak = 2 * s_bytes * V * T;
             l.detail = "full logits (" + std::to_string(static_cast<int>(c)) + " B)" +
-                       (upcast > 0 ? " + fp32 upcast + fp32 log-softmax"
-                                   : s_bytes == 4 ? " + fp32 log-softmax" : " + 16-bit log-softmax (no upcast, no autocast)");
+                       (upcast > 0     ? " + fp32 upcast + fp32 log-softmax"
+                        : s_bytes == 4 ? " + fp32 log-softmax"
+                                       : " + 16-bit log-softmax (no upcast, no autocast)");
             if (m.traits.shifted_logits_copy) {
                 // Qwen (1.x) remote code, QWenLMHeadModel.forward (families.cpp): the shifted 16-bit logits
                 // are copied before the loss. The slice's backward builds a zero-filled full-size gradient,

@@ -54,9 +54,12 @@ double adafactor_bytes(i64 rows, i64 cols, i64 count) {
 double adamw_transient(const Scenario& s, double all, double largest) {
     if (s.optimizer != Optimizer::adamw) return 0;
     switch (s.adamw_impl) {
-        case AdamwImpl::foreach: return all;
-        case AdamwImpl::for_loop: return std::min(all, largest);
-        case AdamwImpl::fused: return 0;
+        case AdamwImpl::foreach:
+            return all;
+        case AdamwImpl::for_loop:
+            return std::min(all, largest);
+        case AdamwImpl::fused:
+            return 0;
     }
     return all;
 }
@@ -118,8 +121,7 @@ void qlora_weights(const Scenario& s, const ModelSpec& m, const ParamBreakdown& 
             other += static_cast<double>(g.numel_each()) * static_cast<double>(g.count) * other_bytes;
         }
     }
-    add_line(b, "weights", q + other, count_short(static_cast<double>(p.linear)) + " params in " + fmt +
-                                          " linear layers + the rest at " + bytes_per(other_bytes));
+    add_line(b, "weights", q + other, count_short(static_cast<double>(p.linear)) + " params in " + fmt + " linear layers + the rest at " + bytes_per(other_bytes));
 }
 
 void lora_or_qlora(const Scenario& s, const ModelSpec& m, const ParamBreakdown& p, const Recipe& r, Bill& b, TrainedStates& st) {

@@ -64,8 +64,9 @@ std::string stack_activation_inputs(const Scenario& s, const ModelSpec& m, const
         warnings.push_back("checkpointing \"" + std::string(to_string(s.checkpointing)) +
                            "\" is not modelled for a layer stack: the bill keeps every saved activation (an upper bound)");
     if (s.method == Method::lora || s.method == Method::qlora)
-        warnings.push_back("LoRA on a layer stack: activations are those of the stack as written (its \"trainable\" flags); "
-                           "a frozen base keeps less (frozen convs and linears keep no input), so this is an upper bound");
+        warnings.push_back(
+            "LoRA on a layer stack: activations are those of the stack as written (its \"trainable\" flags); "
+            "a frozen base keeps less (frozen convs and linears keep no input), so this is an upper bound");
     if (s.compile) warnings.push_back("compile is not modelled for a layer stack: eager autograd's saved tensors are counted");
     return printf_string("%.1f MiB", per_sample / kMiB) + " saved per sample x " + std::to_string(s.micro_batch) + " (" + whole(a.compute) +
            " B activations, " + std::to_string(st.layers.size()) + " layers)";

@@ -23,7 +23,7 @@ struct StepTensors {
     // The loss's tensors are logits-shaped: the fp32 logits of the micro-batch (tokens x vocab x 4 B) is the unit
     // its saved and transient aggregates split into (the 16-bit logits are half of one).
     double logits_tensor = 0;
-    int states_per_param = 2;          // AdamW: exp_avg and exp_avg_sq (torch/optim/adamw.py _init_group)
+    int states_per_param = 2;  // AdamW: exp_avg and exp_avg_sq (torch/optim/adamw.py _init_group)
     // A layer stack (ModelSpec::stack) replaces the uniform layers: what each stack layer is the first to save, in
     // forward order (relative, scaled to StepInputs::extra_act), and the gradient of each layer's output, which
     // backward holds while it runs that layer (bytes).

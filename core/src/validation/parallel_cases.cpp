@@ -88,9 +88,9 @@ std::optional<EntryResult> run_parallel_formula(const json& e, const std::string
             const auto both = deepspeed_zero3_estimate(P, LL, total_gpus, 1, true, true, true);
             const auto opt = deepspeed_zero3_estimate(P, LL, total_gpus, 1, true, false, true);
             const std::pair<const char*, double> cases[] = {{"largest_layer_memory_MB", mb(4 * LL)},
-                                                             {"case1_no_offload_MB", mb(none.gpu)},
-                                                             {"case2_param_and_optimizer_offload_MB", mb(both.gpu)},
-                                                             {"case3_optimizer_offload_MB", mb(opt.gpu)}};
+                                                            {"case1_no_offload_MB", mb(none.gpu)},
+                                                            {"case2_param_and_optimizer_offload_MB", mb(both.gpu)},
+                                                            {"case3_optimizer_offload_MB", mb(opt.gpu)}};
             for (const auto& [key, est] : cases)
                 if (ex.contains(key)) record(r, key, est, ex[key], bad, n++ == 0);
         } else {

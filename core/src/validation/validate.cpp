@@ -201,7 +201,8 @@ EntryResult run_sweep(const json& e, const std::string& id, const Catalog& cat) 
     if (!b) return r;
     r.expected = e["max_micro_batch"].get<double>();
     r.estimated = static_cast<double>(b->max_micro_batch_runs.value_or(1 << 16));  // estimate()'s own solve
-    r.status = r.estimated == r.expected ? "exact" : r.estimated > r.expected ? "over" : "under";
+    r.status = r.estimated == r.expected ? "exact" : r.estimated > r.expected ? "over"
+                                                                              : "under";
     return r;
 }
 
@@ -300,20 +301,20 @@ Result<ValidationReport> validate_reference(const json& reference, const Catalog
             continue;
         }
         const std::string id = e.contains("id") && e["id"].is_string() ? e["id"].get<std::string>()
-                                                                        : "entry " + std::to_string(i);
+                                                                       : "entry " + std::to_string(i);
         EntryResult r;
         try {
-        if (e.contains("parameters") && e["parameters"].is_number_integer() && e.contains("config")) {
-            r = run_parameters(e, id);
-        } else if (e.contains("measured")) {
-            r = run_measured(e, id, cat);
-        } else if (e.contains("max_micro_batch") && e["max_micro_batch"].is_number_integer() && e.contains("scenario")) {
-            r = run_sweep(e, id, cat);
-        } else if (e.contains("expected")) {
-            r = run_formula(e, id, cat);
-        } else {
-            r = {id, "skipped", "skipped", "", 0, 0, std::nullopt, "no parameters, measurement or expected figure", std::nullopt};
-        }
+            if (e.contains("parameters") && e["parameters"].is_number_integer() && e.contains("config")) {
+                r = run_parameters(e, id);
+            } else if (e.contains("measured")) {
+                r = run_measured(e, id, cat);
+            } else if (e.contains("max_micro_batch") && e["max_micro_batch"].is_number_integer() && e.contains("scenario")) {
+                r = run_sweep(e, id, cat);
+            } else if (e.contains("expected")) {
+                r = run_formula(e, id, cat);
+            } else {
+                r = {id, "skipped", "skipped", "", 0, 0, std::nullopt, "no parameters, measurement or expected figure", std::nullopt};
+            }
         } catch (const std::exception& ex) {  // a field of the wrong JSON type deep in an entry
             r = {id, "error", "error", "", 0, 0, std::nullopt, std::string("malformed entry: ") + ex.what(), std::nullopt};
         }

@@ -24,19 +24,19 @@ namespace vramcalc::ui {
 // Everything derived from the scenario; recomputed when the scenario changes, never per frame.
 struct Results {
     bool ok = false;
-    std::string errors;                 // scenario problems, one per line ("micro_batch: ...")
+    std::string errors;  // scenario problems, one per line ("micro_batch: ...")
     std::vector<std::string> warnings;
     Scenario scenario;
     Bill bill;
     nlohmann::json bill_json;
-    nlohmann::json scenario_json;       // the scenario with every default filled in (what the widgets show);
-                                        // when it has errors, the one without the keys in error (form_values)
-    Problems field_errors;              // the errors, each marked at its own field in the form
-    std::vector<CatalogFit> catalog;    // the whole GPU catalog
-    AdvicePlan advice;                  // ranked changes (core advisor), with the note when nothing fits
-    MemoryCurves curves;                // memory against micro-batch / batch and against sequence length (core)
-    ServingMatrix serving;              // vLLM / llama.cpp: context x concurrency (empty otherwise)
-    double compute_ms = 0;              // time of the last recompute, shown in the footer
+    nlohmann::json scenario_json;     // the scenario with every default filled in (what the widgets show);
+                                      // when it has errors, the one without the keys in error (form_values)
+    Problems field_errors;            // the errors, each marked at its own field in the form
+    std::vector<CatalogFit> catalog;  // the whole GPU catalog
+    AdvicePlan advice;                // ranked changes (core advisor), with the note when nothing fits
+    MemoryCurves curves;              // memory against micro-batch / batch and against sequence length (core)
+    ServingMatrix serving;            // vLLM / llama.cpp: context x concurrency (empty otherwise)
+    double compute_ms = 0;            // time of the last recompute, shown in the footer
 };
 
 // Tab / Shift+Tab order: the controls the last frame submitted, in page order (imgui_app/src/input.cpp).
@@ -45,38 +45,38 @@ struct TabStop {
     void* window = nullptr;  // ImGuiWindow*
     float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     std::string label;
-    int number = -1;         // a number field (0 integer, 1 decimal; -1 not one): digits typed on it edit it
+    int number = -1;  // a number field (0 integer, 1 decimal; -1 not one): digits typed on it edit it
 };
 struct KeyboardNav {
-    std::vector<TabStop> stops, collecting;  // last frame's, and the frame being drawn
-    int tab_key = -1;                        // the platform's Tab key (ImGui's own Tab handling is off)
+    std::vector<TabStop> stops, collecting;              // last frame's, and the frame being drawn
+    int tab_key = -1;                                    // the platform's Tab key (ImGui's own Tab handling is off)
     std::vector<TabStop> popup_items, popup_collecting;  // the open combo's or menu's items (no Tab stops)
-    std::string focus_label;                 // the focused control's label, for tests and screen readers
-    std::string pending_text;                // digits typed on a focused number field, typed once it edits
-    std::string typeahead;                   // letters typed into an open combo, to find its item by name
-    double typeahead_time = -10;             // s (steady clock) of the last letter; a pause starts anew
-    bool typeahead_pending = false;          // letters arrived this frame: focus the first row they name
+    std::string focus_label;                             // the focused control's label, for tests and screen readers
+    std::string pending_text;                            // digits typed on a focused number field, typed once it edits
+    std::string typeahead;                               // letters typed into an open combo, to find its item by name
+    double typeahead_time = -10;                         // s (steady clock) of the last letter; a pause starts anew
+    bool typeahead_pending = false;                      // letters arrived this frame: focus the first row they name
 };
 // Scroll anchoring: the control a click or tap pressed stays where it was on screen while the layout
 // above it changes (an Apply row appears above it), as browsers anchor a scrolled page.
 struct ScrollAnchor {
-    unsigned id = 0;             // 0: none
-    float y = 0;                 // its top, framebuffer pixels, when pressed
+    unsigned id = 0;  // 0: none
+    float y = 0;      // its top, framebuffer pixels, when pressed
 };
 // Wheel and touch scrolling: the window last scrolled and the sub-pixel rest of its steps.
 // A wheel gesture stays with the window it started on (as a browser latches it) until it pauses.
 struct WheelState {
     void* window = nullptr;  // ImGuiWindow*: the window the gesture scrolls
     float rest_x = 0, rest_y = 0;
-    double last_ms = -1e9;   // ms, the gesture's last event
+    double last_ms = -1e9;  // ms, the gesture's last event
 };
 
 // "Read exact weight bytes from the checkpoint": a Hub repository's safetensors / GGUF headers read with
 // HTTP Range requests by the platform (panel_checkpoint.cpp; the protocol is the core's CheckpointHeaderReader).
 struct CheckpointRead {
-    std::string repo;                   // the Hub id read
-    nlohmann::json state;               // the platform's last report (progress, then the sums or the error)
-    std::string outcome;                // what the read gave, or why it failed and what is used instead
+    std::string repo;      // the Hub id read
+    nlohmann::json state;  // the platform's last report (progress, then the sums or the error)
+    std::string outcome;   // what the read gave, or why it failed and what is used instead
     bool busy() const { return state.is_object() && state.value("busy", false); }
 };
 
@@ -84,32 +84,32 @@ struct AppState {
     const Catalog* catalog = nullptr;
     Platform* platform = nullptr;
 
-    nlohmann::json scenario;            // the source of truth, in shared/spec/scenario.md names
+    nlohmann::json scenario;  // the source of truth, in shared/spec/scenario.md names
     Results results;
-    bool dirty = true;                  // scenario changed: recompute before the next frame
+    bool dirty = true;  // scenario changed: recompute before the next frame
 
     // UI state (no static locals in panels).
-    bool embed = false;                 // ?embed=1: compact layout for an <iframe>
-    bool narrow = false;                // a phone or a narrow window (< ~600 CSS pixels): one column, folded toolbar
+    bool embed = false;   // ?embed=1: compact layout for an <iframe>
+    bool narrow = false;  // a phone or a narrow window (< ~600 CSS pixels): one column, folded toolbar
     std::string model_filter;
     std::string hub_id = "meta-llama/Llama-3.1-8B";
     std::string hub_base = "https://huggingface.co";
     CheckpointRead checkpoint;
     std::string pasted_config;
-    std::string stack_text;             // the layer-stack editor's JSON (panel_stack.cpp)
-    std::string repr_text;              // a pasted print(model), converted into stack_text
+    std::string stack_text;                  // the layer-stack editor's JSON (panel_stack.cpp)
+    std::string repr_text;                   // a pasted print(model), converted into stack_text
     std::string repr_input = "3, 224, 224";  // the per-sample input shape the repr does not say
     std::vector<std::string> repr_notes;     // what the conversion could not infer
-    std::string status;                 // last action's message ("Imported ...", "Fetch failed: ...")
+    std::string status;                      // last action's message ("Imported ...", "Fetch failed: ...")
     bool status_is_error = false;
-    int edits = 0;                      // form edits so far; a status older than the last edit is not shown
-    int status_edits = 0;               // `edits` when the status was set
-    int link_copied_at = -1;            // `edits` when the link was copied: the button says so until the next edit
-    bool touch = false;                 // the last pointer was a finger: list rows at least 44 CSS px tall
-    bool back_to_verdict = false;       // the phone's verdict strip was tapped: scroll to the top
-    bool reveal_active = false;         // the visible area shrank (a phone's keyboard): scroll the edited field into it
-    std::string load_error;             // a URL hash or file that could not be read
-    int catalog_sort_column = 4;        // max batch
+    int edits = 0;                 // form edits so far; a status older than the last edit is not shown
+    int status_edits = 0;          // `edits` when the status was set
+    int link_copied_at = -1;       // `edits` when the link was copied: the button says so until the next edit
+    bool touch = false;            // the last pointer was a finger: list rows at least 44 CSS px tall
+    bool back_to_verdict = false;  // the phone's verdict strip was tapped: scroll to the top
+    bool reveal_active = false;    // the visible area shrank (a phone's keyboard): scroll the edited field into it
+    std::string load_error;        // a URL hash or file that could not be read
+    int catalog_sort_column = 4;   // max batch
     bool catalog_sort_ascending = false;
     bool show_embed_snippet = false;
     bool show_importer = false;         // the Hub fetch and the paste box are unfolded
@@ -120,8 +120,8 @@ struct AppState {
     KeyboardNav nav;
     WheelState wheel;
     ScrollAnchor anchor;
-    float footer_height = 0;            // the wide layout's footer as last drawn (pixels): its reserved room
-    float content_height = 0;           // ?embed=1: the height the content needs (the host can size its frame)
+    float footer_height = 0;   // the wide layout's footer as last drawn (pixels): its reserved room
+    float content_height = 0;  // ?embed=1: the height the content needs (the host can size its frame)
 };
 
 class App {
