@@ -44,7 +44,7 @@ Framework framework_named(std::string_view n) {
 bool in_rlhf(std::string_view name) { return name.rfind("rlhf.", 0) == 0; }
 
 // A value as help shows it: strings without quotes, whole numbers without a fraction.
-std::string shown(const json& v) {
+std::string json_shown(const json& v) {
     if (v.is_string()) return v.get<std::string>();
     if (v.is_number_float()) {
         const double d = v.get<double>();
@@ -69,7 +69,7 @@ std::string grouped(const std::vector<std::pair<std::string, json>>& values, boo
     for (std::size_t i = 0; i < groups.size(); ++i) {
         if (i) text += "; ";
         if (i || (name_first && groups.size() > 1)) text += groups[i].second + ": ";
-        text += shown(groups[i].first);
+        text += json_shown(groups[i].first);
     }
     return text;
 }
@@ -118,7 +118,7 @@ std::string scenario_key_default_text(std::string_view name) {
     if (in_rlhf(name)) {
         text = rlhf_text(*k);
     } else if (name == "workload" || name == "framework") {
-        text = shown(written_value(name, Scenario{}));
+        text = json_shown(written_value(name, Scenario{}));
     } else {
         std::vector<std::pair<std::string, json>> values;
         for (const auto& f : context_frameworks(*k))
