@@ -198,6 +198,9 @@ double kv_bytes_for_tokens(const Scenario& s, double tokens) {
     const double eb = kv_element_bytes(s);
     const bool trims = engine_trims_window(s);
     const i64 layers = layers_per_stage(s);
+    // Every solver step sums this: the per-layer rule only where layers differ (Gemma 4's global layers).
+    const bool per_layer = s.model.traits.global_head_dim > 0;
+    const double uniform = kv_layer_token_bytes(s, eb);
     double t = 0;
     for (i64 i = 0; i < layers; ++i) {
         if (s.model.attention == AttentionKind::compressed) {
@@ -206,7 +209,7 @@ double kv_bytes_for_tokens(const Scenario& s, double tokens) {
         }
         if (!layer_attends(s.model, i)) continue;  // a hybrid model's Mamba / MLP blocks keep no KV
         const double n = layer_slides(s.model, i) && trims ? std::min(tokens, static_cast<double>(s.model.sliding_window)) : tokens;
-        t += kv_layer_token_bytes_at(s, eb, i) * n;
+        t += (per_layer ? kv_layer_token_bytes_at(s, eb, i) : uniform) * n;
     }
     return t;
 }
