@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -139,7 +138,20 @@ private:
         return add(std::move(n));
     }
 
-    using Next = std::function<bool(std::size_t)>;
+    // The rest of the pattern, as a non-owning reference to a callable: std::function would allocate a closure
+    // for every character tried (a ".*" over a 60-character name is thousands of them, under ASan a page fault
+    // each), and every closure here lives on the caller's stack until the call returns.
+    class Next {
+    public:
+        template <class F>
+        Next(const F& f)  // NOLINT(google-explicit-constructor): lambdas pass as the continuation
+            : obj_(&f), call_([](const void* o, std::size_t end) { return (*static_cast<const F*>(o))(end); }) {}
+        bool operator()(std::size_t end) const { return call_(obj_, end); }
+
+    private:
+        const void* obj_;
+        bool (*call_)(const void*, std::size_t);
+    };
     // Whether node `id` matches s from `at` with the rest of the pattern (`next`) matching after it.
     bool match(int id, std::string_view s, std::size_t at, const Next& next) const {
         if (++steps_ > kMaxSteps) return false;
