@@ -9,6 +9,9 @@
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/hf_config.hpp"
 
+namespace {
+namespace unit_activations {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using namespace vramcalc::detail;
 
@@ -297,3 +300,6 @@ TEST_CASE("activations: the math SDPA kernel keeps the scores, the fused kernels
     // 32 heads x 2048 keys x 4 B per token of the probabilities alone, in each of 16 layers.
     CHECK(math.component("activations") - fused.component("activations") > 16.0 * 2048 * 32 * 2048 * 4);
 }
+
+}  // namespace unit_activations
+}  // namespace

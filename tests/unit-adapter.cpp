@@ -8,6 +8,9 @@
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario_json.hpp"
 
+namespace {
+namespace unit_adapter {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 
 namespace {
@@ -69,3 +72,6 @@ TEST_CASE("DoRA: magnitude vectors, the two kept outputs per adapted linear, the
     CHECK(scenario_to_json(test::scenario(nlohmann::json::parse(base + R"(, "use_dora": true}})")))["lora"]["use_dora"] == true);
     CHECK_FALSE(scenario_to_json(test::scenario(nlohmann::json::parse(base + "}}")))["lora"].contains("use_dora"));
 }
+
+}  // namespace unit_adapter
+}  // namespace

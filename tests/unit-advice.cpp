@@ -5,6 +5,9 @@
 #include "vramcalc/advice.hpp"
 #include "vramcalc/estimate.hpp"
 
+namespace {
+namespace unit_advice {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using json = nlohmann::json;
 
@@ -43,3 +46,6 @@ TEST_CASE("advice: when nothing short of more GPUs or a smaller model works, the
     for (const auto& a : plan.ranked) CHECK_FALSE((a.within_target && a.keeps_model));
     CHECK(plan.note.find("more GPUs") != std::string::npos);
 }
+
+}  // namespace unit_advice
+}  // namespace

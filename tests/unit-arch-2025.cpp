@@ -14,6 +14,9 @@
 #include "vramcalc/hf_config.hpp"
 #include "vramcalc/json_text.hpp"
 
+namespace {
+namespace unit_arch_2025 {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using detail::weight_bytes;
 
@@ -321,3 +324,6 @@ TEST_CASE("arch: Falcon-H1-0.5B: attention and a Mamba-2 mixer side by side in e
     // KV in all 36 layers (2 KV heads x 64), and each layer's Mamba state beside it.
     CHECK(kv_bytes_per_token(m, 2, false) == 36 * 2 * 2 * 64 * 2);
 }
+
+}  // namespace unit_arch_2025
+}  // namespace

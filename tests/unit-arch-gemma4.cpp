@@ -11,6 +11,9 @@
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/hf_config.hpp"
 
+namespace {
+namespace unit_arch_gemma4 {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 
 namespace {
@@ -115,3 +118,6 @@ TEST_CASE("checkpoint quant: RedHat's Qwen3.5-397B FP8-dynamic keeps DeltaNet an
     const double with_tower = gib(estimate(test::scenario(s)).component("weights"));
     CHECK(with_tower > text_only);
 }
+
+}  // namespace unit_arch_gemma4
+}  // namespace

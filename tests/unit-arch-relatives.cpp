@@ -6,6 +6,9 @@
 #include "test_data.hpp"
 #include "vramcalc/hf_config.hpp"
 
+namespace {
+namespace unit_arch_relatives {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 
 namespace {
@@ -79,3 +82,6 @@ TEST_CASE("arch-relatives: Qwen3.5 wrappers read their text_config with Qwen3-Ne
     CHECK(dense->moe.experts == 0);
     CHECK(count_parameters(*dense).mlp == 48 * 3 * 2048LL * 5120);
 }
+
+}  // namespace unit_arch_relatives
+}  // namespace

@@ -8,6 +8,9 @@
 #include "training/activations.hpp"
 #include "vramcalc/estimate.hpp"
 
+namespace {
+namespace unit_backward {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using namespace vramcalc::detail;
 
@@ -115,3 +118,6 @@ TEST_CASE("backward: a hand-written loop keeps the outputs' logits to the end of
     const Bill fused_manual = bill(base + R"(, "loss": "fused", "keep_outputs": true})");
     CHECK(fused_manual.peak_allocated_bytes == fused.peak_allocated_bytes);
 }
+
+}  // namespace unit_backward
+}  // namespace

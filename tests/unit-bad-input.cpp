@@ -15,6 +15,9 @@
 #include "vramcalc/hf_config.hpp"
 #include "vramcalc/scenario_json.hpp"
 
+namespace {
+namespace unit_bad_input {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using nlohmann::json;
 
@@ -141,3 +144,6 @@ TEST_CASE("bad input: absurd inference sizes still add up to device_bytes") {
         CHECK_FALSE(b.fits);
     }
 }
+
+}  // namespace unit_bad_input
+}  // namespace

@@ -10,6 +10,9 @@
 #include "vramcalc/curves.hpp"
 #include "vramcalc/estimate.hpp"
 
+namespace {
+namespace unit_bill_lines {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 
 namespace {
@@ -79,3 +82,6 @@ TEST_CASE("curves: memory grows along both axes, the scenario's own values are p
     CHECK(own_len);
     CHECK_FALSE(past);  // the axis stops at the model's 131,072 positions
 }
+
+}  // namespace unit_bill_lines
+}  // namespace

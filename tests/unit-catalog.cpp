@@ -12,6 +12,9 @@
 #include "vramcalc/presets.hpp"
 #include "vramcalc/scenario_json.hpp"
 
+namespace {
+namespace unit_catalog {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 
 TEST_CASE("catalog: built-in presets parse without problems") {
@@ -303,3 +306,6 @@ TEST_CASE("catalog: a model reader's answer carries the spec, its errors and its
     REQUIRE(bad_back.errors.size() == 1);
     CHECK(bad_back.errors[0].text() == "model.hidden_size: missing");
 }
+
+}  // namespace unit_catalog
+}  // namespace

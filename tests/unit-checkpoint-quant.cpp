@@ -12,6 +12,9 @@
 #include "test_data.hpp"
 #include "vramcalc/hf_config.hpp"
 
+namespace {
+namespace unit_checkpoint_quant {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using detail::weight_bytes;
 
@@ -250,3 +253,6 @@ TEST_CASE("checkpoint quant: ModelOpt MIXED_PRECISION reads a format per module 
     CHECK(group(m, "down_proj", ParamCategory::experts).checkpoint_16bit == 0);
     CHECK(m.quant.note.find("linears fp8") != std::string::npos);
 }
+
+}  // namespace unit_checkpoint_quant
+}  // namespace

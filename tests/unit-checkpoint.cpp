@@ -14,6 +14,9 @@
 #include "vramcalc/scenario_json.hpp"
 
 namespace {
+namespace unit_checkpoint {  // the file's own names: the unit tests build in unity batches
+
+namespace {
 
 std::string le(std::uint64_t v, int width) {
     std::string s;
@@ -336,3 +339,6 @@ TEST_CASE("checkpoint: overlapping or gapped safetensors offsets and repeated GG
     REQUIRE_FALSE(twice.ok());
     CHECK(twice.error_text().find("tensor w appears twice") != std::string::npos);
 }
+
+}  // namespace unit_checkpoint
+}  // namespace

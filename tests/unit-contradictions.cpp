@@ -13,6 +13,9 @@
 #include "vramcalc/scenario_json.hpp"
 #include "vramcalc/scenario_keys.hpp"
 
+namespace {
+namespace unit_contradictions {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using nlohmann::json;
 
@@ -188,3 +191,6 @@ TEST_CASE("contradictions: every framework's defaults, read and written back, tr
             CHECK(again.ok());
         }
 }
+
+}  // namespace unit_contradictions
+}  // namespace

@@ -10,6 +10,9 @@
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario_json.hpp"
 
+namespace {
+namespace unit_estimate {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 
 namespace {
@@ -291,3 +294,6 @@ TEST_CASE("estimate: the rule of thumb is per GPU under ZeRO and compared withou
     CHECK(v.rule_of_thumb_formula.find("does not count vLLM's KV pool") != std::string::npos);
     CHECK(bill_to_json(v)["rule_of_thumb_basis_bytes"] == basis);
 }
+
+}  // namespace unit_estimate
+}  // namespace

@@ -3,6 +3,9 @@
 
 #include "vramcalc/hf_config.hpp"
 
+namespace {
+namespace unit_hf_config {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 
 namespace {
@@ -126,3 +129,6 @@ TEST_CASE("hf_config: every supported model_type builds") {
         CHECK(count_parameters(*r).total > 0);
     }
 }
+
+}  // namespace unit_hf_config
+}  // namespace

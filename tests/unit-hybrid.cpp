@@ -11,6 +11,9 @@
 #include "vramcalc/hf_config.hpp"
 #include "vramcalc/scenario_json.hpp"
 
+namespace {
+namespace unit_hybrid {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 
 namespace {
@@ -132,3 +135,6 @@ TEST_CASE("hybrid: Falcon-H1's layers keep a KV cache and a Mamba state each, an
     const Bill b = estimate(s);
     CHECK(b.kv_pool_bytes.has_value());
 }
+
+}  // namespace unit_hybrid
+}  // namespace

@@ -7,6 +7,9 @@
 #include "vramcalc/import.hpp"
 #include "vramcalc/scenario_json.hpp"
 
+namespace {
+namespace unit_imports {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using nlohmann::json;
 
@@ -366,3 +369,6 @@ TEST_CASE("imports: a TRL config runs with TRL's defaults where it leaves them o
     CHECK_FALSE(grpo->scenario.contains("seq_len"));
     CHECK(grpo->scenario["checkpointing"] == "full");
 }
+
+}  // namespace unit_imports
+}  // namespace

@@ -13,6 +13,9 @@
 #include "vramcalc/scenario_json.hpp"
 #include "formats/weight_formats.hpp"
 
+namespace {
+namespace unit_inference {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 
 namespace {
@@ -389,3 +392,6 @@ TEST_CASE("inference: generate's prefill on the caching allocator: the cache's c
         if (c.id == "allocator_slack") named = c.detail.find("generate's prefill") != std::string::npos;
     CHECK(named);
 }
+
+}  // namespace unit_inference
+}  // namespace

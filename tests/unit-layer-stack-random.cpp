@@ -15,6 +15,9 @@
 #include "vramcalc/layer_stack.hpp"
 #include "vramcalc/scenario_json.hpp"
 
+namespace {
+namespace unit_layer_stack_random {  // the file's own names: the unit tests build in unity batches
+
 using nlohmann::json;
 
 namespace {
@@ -125,3 +128,6 @@ TEST_CASE("layer stacks: an empty block, a stack of empty blocks and a name used
         R"({"input":[8],"layers":[{"type":"block","repeat":3,"layers":[{"type":"linear","out_features":8,"name":"x"},{"type":"add","from":"x"}]}]})");
     CHECK(ok.ok());
 }
+
+}  // namespace unit_layer_stack_random
+}  // namespace

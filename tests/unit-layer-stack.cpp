@@ -9,6 +9,9 @@
 #include "test_data.hpp"
 #include "vramcalc/layer_stack.hpp"
 
+namespace {
+namespace unit_layer_stack {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using Catch::Matchers::WithinRel;
 using nlohmann::json;
@@ -316,3 +319,6 @@ TEST_CASE("layer stack: UNet pieces report what does not line up") {
     CHECK_THAT(error_of({{"input", {8}}, {"loss", "l1"}, {"layers", {{{"type", "identity"}}}}}),
                Catch::Matchers::Contains("expected \"cross_entropy\" or \"mse\""));
 }
+
+}  // namespace unit_layer_stack
+}  // namespace

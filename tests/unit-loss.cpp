@@ -8,6 +8,9 @@
 #include "test_data.hpp"
 #include "training/loss.hpp"
 
+namespace {
+namespace unit_loss {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using namespace vramcalc::detail;
 using test::preset;
@@ -169,3 +172,6 @@ TEST_CASE("loss: TRL's chunked_nll keeps the reordered hidden states and works 2
     sc.loss = Loss::standard;
     CHECK(loss_memory(sc, m, 2, T, false).saved > 10 * frozen.saved);
 }
+
+}  // namespace unit_loss
+}  // namespace

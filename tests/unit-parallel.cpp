@@ -12,6 +12,9 @@
 #include "vramcalc/scenario_json.hpp"
 #include "vramcalc/validate.hpp"
 
+namespace {
+namespace unit_parallel {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using nlohmann::json;
 
@@ -221,3 +224,6 @@ TEST_CASE("parallel: FSDP gathers QLoRA layers in their 4-bit form") {
     CHECK(qlora < lora);
     CHECK(static_cast<double>(lora - qlora) > 0.6 * 2 * 2 * 855.6e6);
 }
+
+}  // namespace unit_parallel
+}  // namespace

@@ -4,6 +4,9 @@
 #include "test_data.hpp"
 #include "vramcalc/hf_config.hpp"
 
+namespace {
+namespace unit_params {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 
 namespace {
@@ -90,3 +93,6 @@ TEST_CASE("params: an unknown model_type is read as a generic decoder with a war
     CHECK(r.warnings[0].find("my_new_llm") != std::string::npos);
     CHECK(count_parameters(*r).total == 6738415616);  // the Llama-2-7B layout
 }
+
+}  // namespace unit_params
+}  // namespace

@@ -15,6 +15,9 @@
 #include "print_format.hpp"
 
 namespace {
+namespace unit_print_format {  // the file's own names: the unit tests build in unity batches
+
+namespace {
 
 std::string ours(const char* format, ...) {
     char buf[1024];
@@ -122,3 +125,6 @@ TEST_CASE("print format: a short buffer gets the text's start and the full lengt
     CHECK(format_into(small, sizeof small, "%a", 1.0) == -1);       // not handled: said, not guessed
     CHECK(format_into(small, sizeof small, "%1$d", 1) == -1);
 }
+
+}  // namespace unit_print_format
+}  // namespace

@@ -13,6 +13,9 @@
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario_json.hpp"
 
+namespace {
+namespace unit_properties {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using nlohmann::json;
 
@@ -309,3 +312,6 @@ TEST_CASE("properties: ZeRO-1 can exceed no sharding when little trains, and the
     for (const auto& w : with_zero1.warnings) warned = warned || w.find("reduce bucket") != std::string::npos;
     CHECK(warned);
 }
+
+}  // namespace unit_properties
+}  // namespace

@@ -6,6 +6,9 @@
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario_json.hpp"
 
+namespace {
+namespace unit_qlora_packed {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 
 namespace {
@@ -64,3 +67,6 @@ TEST_CASE("qlora packed: the reader names the new values") {
     REQUIRE_FALSE(r.ok());
     CHECK_THAT(r.error_text(), Catch::Matchers::Contains("gptq-int4"));
 }
+
+}  // namespace unit_qlora_packed
+}  // namespace

@@ -5,6 +5,9 @@
 #include "test_data.hpp"
 #include "vramcalc/hf_config.hpp"
 
+namespace {
+namespace unit_relatives {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 
 namespace {
@@ -103,3 +106,6 @@ TEST_CASE("relatives: keys that say 'absent' do not refuse a plain dense config"
     q["use_sliding_window"] = false;
     CHECK(model_from_config(q, "acme").ok());
 }
+
+}  // namespace unit_relatives
+}  // namespace

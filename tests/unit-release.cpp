@@ -10,6 +10,9 @@
 #include "vramcalc/scenario_json.hpp"
 #include "vramcalc/validate.hpp"
 
+namespace {
+namespace unit_release {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using json = nlohmann::json;
 
@@ -118,3 +121,6 @@ TEST_CASE("release: load_dtype says how from_pretrained loads the model, and a L
     // A name from_pretrained does not take is refused.
     CHECK_FALSE(scenario_from_json({{"model", "llama-3.1-8b"}, {"load_dtype", "int8"}}, test::catalog()).ok());
 }
+
+}  // namespace unit_release
+}  // namespace

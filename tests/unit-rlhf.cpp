@@ -8,6 +8,9 @@
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario_json.hpp"
 
+namespace {
+namespace unit_rlhf {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using nlohmann::json;
 
@@ -98,3 +101,6 @@ TEST_CASE("rlhf: bad input names the field") {
     j["rlhf"] = {{"algorithm", "ppo"}, {"rollout", {{"placement", "moon"}}}};
     CHECK_FALSE(scenario_from_json(j, test::catalog()).ok());
 }
+
+}  // namespace unit_rlhf
+}  // namespace

@@ -7,6 +7,9 @@
 #include "runtime/caching_allocator.hpp"
 #include "test_data.hpp"
 
+namespace {
+namespace unit_rocm_loading {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using namespace vramcalc::detail;
 
@@ -97,3 +100,6 @@ TEST_CASE("ROCm loading: fp8 block linears are padded when K is a multiple of 51
     CHECK(r.padding == (61.0 * (2112 + 3072 + 4096 + 7168) + 3.0 * 4608 + 58.0 * 512) * 256);
     CHECK(r.cached > 0);
 }
+
+}  // namespace unit_rocm_loading
+}  // namespace

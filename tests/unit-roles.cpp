@@ -7,6 +7,9 @@
 #include "test_data.hpp"
 #include "vramcalc/estimate.hpp"
 
+namespace {
+namespace unit_roles {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using namespace vramcalc::detail;
 
@@ -133,3 +136,6 @@ TEST_CASE("roles: the estimator reads no module names: a Mixtral bill with renam
     CHECK(x.component("lora") == y.component("lora"));
     CHECK(x.component("lora") > 0);
 }
+
+}  // namespace unit_roles
+}  // namespace

@@ -11,6 +11,9 @@
 #include "vramcalc/scenario_json.hpp"
 #include "vramcalc/scenario_keys.hpp"
 
+namespace {
+namespace unit_scenario_keys {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using nlohmann::json;
 
@@ -148,3 +151,6 @@ TEST_CASE("scenario keys: key_range is the reader's range") {
     CHECK(key_range("method").max == 0);  // not a number key
     CHECK(key_range("no-such-key").max == 0);
 }
+
+}  // namespace unit_scenario_keys
+}  // namespace

@@ -18,6 +18,9 @@
 #include "vramcalc/scenario_keys.hpp"
 #include "vramcalc/url_state.hpp"
 
+namespace {
+namespace unit_scenario_roundtrip {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using nlohmann::json;
 
@@ -372,3 +375,6 @@ TEST_CASE("scenario round trip: inline configs, count-only models and RLHF role 
     CHECK(scenario_to_json(test::scenario({{"model", {{"parameters", 1000}}}}))["model"] ==
           json{{"name", "custom model"}, {"parameters", 1000}});
 }
+
+}  // namespace unit_scenario_roundtrip
+}  // namespace

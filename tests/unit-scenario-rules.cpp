@@ -13,6 +13,9 @@
 #include "vramcalc/planner.hpp"
 #include "vramcalc/scenario_json.hpp"
 
+namespace {
+namespace unit_scenario_rules {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using nlohmann::json;
 
@@ -128,3 +131,6 @@ TEST_CASE("plan: given degrees are kept for every framework, and checkpointing i
     CHECK(tiny.blocker.find("with full checkpointing") != std::string::npos);
     CHECK(plan_to_json(tiny, none)["blocker"].is_string());
 }
+
+}  // namespace unit_scenario_rules
+}  // namespace

@@ -13,6 +13,9 @@
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario_json.hpp"
 
+namespace {
+namespace unit_scenario {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using nlohmann::json;
 
@@ -263,3 +266,6 @@ TEST_CASE("scenario: the writer keeps every key that differs from its default, w
     CHECK_FALSE(w.contains("seq_len"));       // a training key at its default, in an inference scenario
     CHECK_FALSE(w.contains("max_num_seqs"));  // a vLLM key at its default, for hf
 }
+
+}  // namespace unit_scenario
+}  // namespace

@@ -10,6 +10,9 @@
 
 #include "solvers/search.hpp"
 
+namespace {
+namespace unit_search {  // the file's own names: the unit tests build in unity batches
+
 using vramcalc::detail::CostTable;
 using vramcalc::detail::largest_fitting;
 
@@ -63,3 +66,6 @@ TEST_CASE("search: a linear cost needs about two new points per budget once the 
     CHECK(table.largest_within(0, 10) == 0);      // nothing fits
     CHECK(table.largest_within(1e18, 10) == 10);  // everything fits: the cap
 }
+
+}  // namespace unit_search
+}  // namespace

@@ -7,6 +7,9 @@
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/serving_matrix.hpp"
 
+namespace {
+namespace unit_serving_matrix {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using nlohmann::json;
 
@@ -62,3 +65,6 @@ TEST_CASE("serving matrix: the fits table follows the most per context, and trai
     CHECK(j["fits"] == json::array({json::array({true, true, false}), json::array({false, false, false})}));
     CHECK(serving_matrix(test::scenario({{"model", "llama-3.1-8b"}})).empty());
 }
+
+}  // namespace unit_serving_matrix
+}  // namespace

@@ -11,6 +11,9 @@
 #include "vramcalc/catalog_json.hpp"
 #include "vramcalc/estimate.hpp"
 
+namespace {
+namespace unit_serving_verdict {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using json = nlohmann::json;
 
@@ -139,3 +142,6 @@ TEST_CASE("serving verdict: training and the other engines keep the target utili
         CHECK(verdict_of(b) == (b.fits ? verdict_for(b.device_bytes, b.gpu.memory_bytes, b.target_utilization) : Verdict::does_not_fit));
     }
 }
+
+}  // namespace unit_serving_verdict
+}  // namespace

@@ -12,6 +12,9 @@
 #include "vramcalc/scenario_json.hpp"
 #include "vramcalc/url_state.hpp"
 
+namespace {
+namespace unit_stack_estimate {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using Catch::Matchers::WithinRel;
 using nlohmann::json;
@@ -150,3 +153,6 @@ TEST_CASE("stack estimate: memory curves have a batch axis and no length axis") 
     CHECK(c.by_batch.size() > 3);
     CHECK(c.by_length.empty());
 }
+
+}  // namespace unit_stack_estimate
+}  // namespace

@@ -6,6 +6,9 @@
 #include "time/kernels.hpp"
 #include "vramcalc/estimate.hpp"
 
+namespace {
+namespace unit_time_kernels {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 
 TEST_CASE("kernels: AdamW fused makes 7 passes over its states, foreach 21, the for-loop launches per tensor") {
@@ -163,3 +166,6 @@ TEST_CASE("kernels: batch norm on NCHW: PyTorch's one block per channel in bf16,
     with_sms["max_threads_per_sm"] = 2048;
     CHECK(time("bf16", with_sms) == Approx(time("bf16", "h200")));
 }
+
+}  // namespace unit_time_kernels
+}  // namespace

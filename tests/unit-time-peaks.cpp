@@ -10,6 +10,9 @@
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/scenario_json.hpp"
 
+namespace {
+namespace unit_time_peaks {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 
 namespace {
@@ -142,3 +145,6 @@ TEST_CASE("links: a custom GPU's peaks and links survive the scenario writer") {
     auto bad = scenario_from_json({{"model", "llama-3.2-1b"}, {"gpu", {{"name", "X"}, {"memory_gib", 48}, {"pcie_gen", 7}}}}, test::catalog());
     CHECK_FALSE(bad.ok());
 }
+
+}  // namespace unit_time_peaks
+}  // namespace

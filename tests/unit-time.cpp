@@ -7,6 +7,9 @@
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/hf_config.hpp"
 
+namespace {
+namespace unit_time {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 
 namespace {
@@ -146,3 +149,6 @@ TEST_CASE("time: a layer split decodes its stages one after another, bitsandbyte
     // 32 layers x 5 LitGPT linears (fused qkv) x 0.13 ms on top of 32 x 0.88 ms.
     CHECK(q.speed->decode_s_per_token == Approx(32 * 0.00088 + 160 * 0.00013));
 }
+
+}  // namespace unit_time
+}  // namespace

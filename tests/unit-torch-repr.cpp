@@ -8,6 +8,9 @@
 #include "vramcalc/layer_stack.hpp"
 #include "vramcalc/torch_repr.hpp"
 
+namespace {
+namespace unit_torch_repr {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 
 namespace {
@@ -68,3 +71,6 @@ TEST_CASE("torch repr: a ResNet block's forward, a functional flatten and unknow
     CHECK(st->parameters == 8 * 3 * 9 + 8 * 8 * 9 + 8 * 10 + 10);
     CHECK_FALSE(layer_stack_from_torch_repr("hello", {3}).ok());
 }
+
+}  // namespace unit_torch_repr
+}  // namespace

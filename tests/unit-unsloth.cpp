@@ -6,6 +6,9 @@
 #include "training/activations.hpp"
 #include "training/loss.hpp"
 
+namespace {
+namespace unit_unsloth {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using namespace vramcalc::detail;
 
@@ -80,3 +83,6 @@ TEST_CASE("unsloth: Cut Cross-Entropy keeps no logits, below 1024 tokens Unsloth
     s.framework = Framework::hf;
     CHECK(loss_memory(s, m, 2, 1000, false).saved == 2 * h * 1000 + 4 * 1000 + 4 * V);
 }
+
+}  // namespace unit_unsloth
+}  // namespace

@@ -12,6 +12,9 @@
 #include "vramcalc/scenario_keys.hpp"
 #include "vramcalc/url_state.hpp"
 
+namespace {
+namespace unit_url_state {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using nlohmann::json;
 
@@ -229,3 +232,6 @@ TEST_CASE("url state: a vLLM link leaves out the training keys the user set befo
     INFO(tl);
     CHECK(tl == "v=1&model=llama-3.1-8b&method=lora&lora.rank=16");
 }
+
+}  // namespace unit_url_state
+}  // namespace

@@ -9,6 +9,9 @@
 #include "vramcalc/estimate.hpp"
 #include "vramcalc/validate.hpp"
 
+namespace {
+namespace unit_validate {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 
 TEST_CASE("validate: parameter counts are all exact") {
@@ -116,3 +119,6 @@ TEST_CASE("validate: a startup-log file without records is an error naming the k
     REQUIRE_FALSE(r.ok());
     CHECK(r.error_text().find("records") != std::string::npos);
 }
+
+}  // namespace unit_validate
+}  // namespace

@@ -14,6 +14,9 @@
 #include "test_data.hpp"
 #include "vramcalc/scenario_json.hpp"
 
+namespace {
+namespace unit_weight_formats {  // the file's own names: the unit tests build in unity batches
+
 using namespace vramcalc;
 using namespace vramcalc::detail;
 using nlohmann::json;
@@ -110,3 +113,6 @@ TEST_CASE("weight formats: the table gives the former per-format bytes") {
     CHECK(std::string(find_weight_format("gguf-q5_k_m")->ggml_base) == "q5_k");
     CHECK(gguf_ftype("nf4").empty());
 }
+
+}  // namespace unit_weight_formats
+}  // namespace
