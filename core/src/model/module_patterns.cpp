@@ -26,12 +26,14 @@ public:
         const int root = r.alternation(src, i, 0);
         if (root < 0 || i != src.size()) return std::nullopt;
         r.root_ = root;
+        r.literal_ = r.required_literal();
         return r;
     }
     // Backtracking is exponential on nested repeats ("(.*)*x"); a config is user input, so a pattern that takes
     // more than kMaxSteps node visits on one name names nothing from then on.
     bool matches(std::string_view s) const {
         if (dead_) return false;
+        if (s.find(literal_) == std::string_view::npos) return false;  // cheap and exact: most names fail here
         steps_ = 0;
         const bool hit = match(root_, s, 0, [&](std::size_t end) { return end == s.size(); });
         dead_ = steps_ > kMaxSteps;
@@ -52,11 +54,28 @@ private:
     };
     std::vector<Node> nodes_;
     int root_ = -1;
+    std::string literal_;  // a run of characters every match contains ("self_attn" of ".*self_attn.*")
     mutable long steps_ = 0;
     mutable bool dead_ = false;
     static constexpr int kMaxDepth = 64;
     static constexpr long kMaxSteps = 200000;
 
+    // The longest run of plain characters, each exactly once, in the top-level sequence of the pattern.
+    std::string required_literal() const {
+        const Node& root = nodes_[static_cast<std::size_t>(root_)];
+        if (root.kind != Node::sequence || root.min != 1 || root.max != 1) return {};
+        std::string best, run;
+        for (int id : root.parts) {
+            const Node& n = nodes_[static_cast<std::size_t>(id)];
+            if (n.kind == Node::chars && !n.any && !n.negate && n.set.size() == 1 && n.min == 1 && n.max == 1) {
+                run += n.set;
+                if (run.size() > best.size()) best = run;
+            } else {
+                run.clear();
+            }
+        }
+        return best;
+    }
     int add(Node n) {
         nodes_.push_back(std::move(n));
         return static_cast<int>(nodes_.size()) - 1;
