@@ -35,6 +35,8 @@ struct GgufContext {
     bool type_70b = false;  // llama.cpp LLM_TYPE_70B (80-layer Llama-2/3 70B, Qwen2-72B)
 };
 const GgmlType& gguf_tensor_type(const GgufContext& c, const std::string& role, i64 i_layer, i64 cols);
+// The class of layer i of n that gguf_tensor_type's choice depends on (layers of one class get the same types).
+int gguf_layer_class(i64 i, i64 n);
 
 // Where the weight bytes of a model live.
 struct WeightBytes {

@@ -78,6 +78,10 @@ void write_rlhf(const Scenario& s, json& out, const ScenarioKey& k);
 // Settings no real tool accepts together: read errors naming the field, the value and what is allowed
 // (contradictions.cpp). check_rollout_fit reads the rlhf object's rollout against the job.
 void check_contradictions(const Scenario& s, FieldReader& r);
+
+// The cross-field checks of a read scenario (cross_fields.cpp): parallel layout, expert groups per engine, layer
+// stacks and hybrid models, then check_contradictions.
+void check_cross_fields(const Scenario& s, FieldReader& r);
 void check_rollout_fit(const Scenario& s, FieldReader& rlhf);
 // Keys of `doc` that the estimate of `s` does not read (another workload, method, framework or weight
 // format): one warning each.
