@@ -64,21 +64,76 @@ bool trusted(const json& e) {
     return c == "high" || c == "medium";
 }
 
+// The reference files `validate --markdown` reads when none is named (run from the repository root).
+std::vector<std::string> default_reference_files() {
+    std::vector<std::string> paths = {"tests/data/param_counts.json", "tests/data/param_counts_extra.json", "tests/data/formula_cases.json",
+                                      "tests/data/measured_runs.json", "tests/data/vllm_logs.json", "tests/data/vllm_startup_logs.json", "tests/data/llamacpp_buffers.json",
+                                      "tests/data/throughput_runs.json", "tests/data/gpu_runs_h200.json"};
+    for (const auto& p : paths)
+        if (!file_exists(p))
+            throw BadInput("validate --markdown without files reads " + p +
+                           ": run it from the repository root or name the reference files");
+    // Our own measurements (tools/measure/), once the checkout has some.
+    const std::string local = "tests/data/measured_local.json";
+    if (file_exists(local) && !parse_json_file(local).empty()) paths.push_back(local);
+    return paths;
+}
+
+// Each entry's source, in order of first appearance, with the summary of its entries.
+void group_by_source(vc::cli::ValidationFile& f, const json& list, const vc::ValidationReport& rep) {
+    std::vector<std::vector<vc::EntryResult>> groups;  // entry results per source (one per entry, in order)
+    std::size_t n = 0;
+    for (const json& e : list) {  // all objects: validate_reference rejected anything else
+        const std::string src = e.contains("source") && e["source"].is_string() ? e["source"].get<std::string>()
+                                                                                : "(no source given)";
+        int idx = -1;
+        for (std::size_t i = 0; i < f.sources.size(); ++i)
+            if (f.sources[i].source == src) idx = static_cast<int>(i);
+        if (idx < 0) {
+            idx = static_cast<int>(f.sources.size());
+            f.sources.push_back({src, 0, {}});
+            groups.emplace_back();
+        }
+        ++f.sources[static_cast<std::size_t>(idx)].entries;
+        groups[static_cast<std::size_t>(idx)].push_back(rep.entries[n++]);
+        f.entry_source.push_back(idx);
+        f.entry_scenario.push_back(scenario_summary(e));
+    }
+    for (std::size_t i = 0; i < groups.size(); ++i) f.sources[i].report = vc::summarize(std::move(groups[i]));
+}
+
+void group_by_workload(vc::cli::ValidationFile& f, const json& list, const vc::ValidationReport& rep) {
+    // The groups the issues' floors are stated for: training runs of confidence high or medium (one GPU,
+    // several, both) and inference runs.
+    struct Group {
+        const char* label;
+        bool (*in)(const json&);
+    };
+    static const Group kGroups[] = {
+        {"training, confidence high or medium, any GPU count",
+         [](const json& e) { return workload_of(e) == "train" && trusted(e); }},
+        {"training, confidence high or medium, one GPU",
+         [](const json& e) { return workload_of(e) == "train" && trusted(e) && gpus_of(e) == 1; }},
+        {"training, confidence high or medium, several GPUs",
+         [](const json& e) { return workload_of(e) == "train" && trusted(e) && gpus_of(e) > 1; }},
+        {"inference, every confidence", [](const json& e) { return workload_of(e) == "infer"; }},
+        {"right after the model is built (weights and adapters), every confidence",
+         [](const json& e) { return workload_of(e) == "load"; }},
+    };
+    for (const auto& g : kGroups) {
+        std::vector<vc::EntryResult> sel;
+        for (std::size_t i = 0; i < list.size(); ++i)
+            if (list[i].contains("measured") && g.in(list[i])) sel.push_back(rep.entries[i]);
+        const int entries = static_cast<int>(sel.size());
+        const vc::ValidationReport grp = vc::summarize(std::move(sel));
+        if (grp.count > 0 || grp.oom_total > 0) f.workloads.push_back({g.label, entries, grp});
+    }
+}
+
 // `validate --markdown [FILE...]`: the docs/validation.md page. Without files it reads the project's
 // reference data from tests/data/ (run from the repository root), so the regeneration command is one line.
 int cmd_validate_markdown(std::vector<std::string> paths) {
-    if (paths.empty()) {
-        paths = {"tests/data/param_counts.json", "tests/data/param_counts_extra.json", "tests/data/formula_cases.json",
-                 "tests/data/measured_runs.json", "tests/data/vllm_logs.json", "tests/data/vllm_startup_logs.json", "tests/data/llamacpp_buffers.json",
-                 "tests/data/throughput_runs.json", "tests/data/gpu_runs_h200.json"};
-        for (const auto& p : paths)
-            if (!file_exists(p))
-                throw BadInput("validate --markdown without files reads " + p +
-                               ": run it from the repository root or name the reference files");
-        // Our own measurements (tools/measure/), once the checkout has some.
-        const std::string local = "tests/data/measured_local.json";
-        if (file_exists(local) && !parse_json_file(local).empty()) paths.push_back(local);
-    }
+    if (paths.empty()) paths = default_reference_files();
     std::vector<vc::cli::ValidationFile> files;
     for (const auto& path : paths) {
         const json ref = parse_json_file(path);
@@ -106,50 +161,8 @@ int cmd_validate_markdown(std::vector<std::string> paths) {
         vc::cli::ValidationFile f;
         f.path = path;
         f.report = *rep;
-        std::vector<std::vector<vc::EntryResult>> groups;  // entry results per source (one per entry, in order)
-        std::size_t n = 0;
-        for (const json& e : *list) {  // all objects: validate_reference rejected anything else
-            const std::string src = e.contains("source") && e["source"].is_string() ? e["source"].get<std::string>()
-                                                                                    : "(no source given)";
-            int idx = -1;
-            for (std::size_t i = 0; i < f.sources.size(); ++i)
-                if (f.sources[i].source == src) idx = static_cast<int>(i);
-            if (idx < 0) {
-                idx = static_cast<int>(f.sources.size());
-                f.sources.push_back({src, 0, {}});
-                groups.emplace_back();
-            }
-            ++f.sources[static_cast<std::size_t>(idx)].entries;
-            groups[static_cast<std::size_t>(idx)].push_back(rep->entries[n++]);
-            f.entry_source.push_back(idx);
-            f.entry_scenario.push_back(scenario_summary(e));
-        }
-        for (std::size_t i = 0; i < groups.size(); ++i) f.sources[i].report = vc::summarize(std::move(groups[i]));
-        // The groups the issues' floors are stated for: training runs of confidence high or medium (one GPU,
-        // several, both) and inference runs.
-        struct Group {
-            const char* label;
-            bool (*in)(const json&);
-        };
-        static const Group kGroups[] = {
-            {"training, confidence high or medium, any GPU count",
-             [](const json& e) { return workload_of(e) == "train" && trusted(e); }},
-            {"training, confidence high or medium, one GPU",
-             [](const json& e) { return workload_of(e) == "train" && trusted(e) && gpus_of(e) == 1; }},
-            {"training, confidence high or medium, several GPUs",
-             [](const json& e) { return workload_of(e) == "train" && trusted(e) && gpus_of(e) > 1; }},
-            {"inference, every confidence", [](const json& e) { return workload_of(e) == "infer"; }},
-            {"right after the model is built (weights and adapters), every confidence",
-             [](const json& e) { return workload_of(e) == "load"; }},
-        };
-        for (const auto& g : kGroups) {
-            std::vector<vc::EntryResult> sel;
-            for (std::size_t i = 0; i < list->size(); ++i)
-                if ((*list)[i].contains("measured") && g.in((*list)[i])) sel.push_back(rep->entries[i]);
-            const int entries = static_cast<int>(sel.size());
-            const vc::ValidationReport grp = vc::summarize(std::move(sel));
-            if (grp.count > 0 || grp.oom_total > 0) f.workloads.push_back({g.label, entries, grp});
-        }
+        group_by_source(f, *list, *rep);
+        group_by_workload(f, *list, *rep);
         files.push_back(std::move(f));
     }
     std::cout << vc::cli::render_validation_markdown(files);

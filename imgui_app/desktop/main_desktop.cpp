@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #ifndef _WIN32
@@ -157,11 +158,8 @@ int usage(const std::string& why) {
     return 2;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    const auto t0 = std::chrono::steady_clock::now();
-    Options opt;
+// The command line into `opt`; a return value is the exit status of a bad or --help command line.
+std::optional<int> parse_args(int argc, char** argv, Options& opt) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if ((a == "--scenario" || a == "--screenshot" || a == "--size") && i + 1 >= argc) return usage(a + " needs a value");
@@ -176,26 +174,14 @@ int main(int argc, char** argv) {
             return 0;
         } else return usage("unknown argument '" + a + "'");
     }
+    return std::nullopt;
+}
 
-    const auto& catalog = vramcalc::builtin_catalog();
-    if (!catalog.ok()) {
-        std::cerr << "vramcalc-desktop: the built-in presets are broken:\n"
-                  << catalog.error_text() << "\n";
-        return 1;
-    }
-    DesktopPlatform platform;
-    vramcalc::ui::App app(*catalog, platform);
-    platform.app = &app;
-    if (!opt.scenario.empty()) {
-        bool ok = false;
-        const std::string text = read_file(opt.scenario, ok);
-        json j = json::parse(text, nullptr, false);
-        if (!ok || j.is_discarded() || !j.is_object()) return usage("--scenario " + opt.scenario + ": not a readable JSON object");
-        app.set_scenario(std::move(j));
-    }
-
+// An OpenGL 3.3 window of the saved size (or --size for a screenshot) that takes dropped files, with Dear ImGui
+// set up on it; nullptr when there is no display.
+GLFWwindow* open_window(const Options& opt, DesktopPlatform& platform) {
     glfwSetErrorCallback([](int code, const char* msg) { std::cerr << "GLFW error " << code << ": " << msg << "\n"; });
-    if (!glfwInit()) return 1;
+    if (!glfwInit()) return nullptr;
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
@@ -213,7 +199,7 @@ int main(int argc, char** argv) {
     if (!window) {
         std::cerr << "vramcalc-desktop: no OpenGL 3.3 window (is a display available?)\n";
         glfwTerminate();
-        return 1;
+        return nullptr;
     }
     platform.window = window;
     glfwMakeContextCurrent(window);
@@ -234,8 +220,40 @@ int main(int argc, char** argv) {
     vramcalc::desktop::add_fonts(xs);
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330");
+    return window;
+}
 
-    // Event-driven: after any event draw a few frames (ImGui settles hover/animation state), then wait.
+// One frame: input, the UI, drawing. Ctrl+V with no field being edited imports the clipboard's config or link
+// (App::on_paste). Gives the framebuffer's size.
+void draw_frame(GLFWwindow* window, vramcalc::ui::App& app, int& fw, int& fh) {
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    vramcalc::ui::prepare_input(app.state());
+    ImGui::NewFrame();
+    const ImGuiIO& io = ImGui::GetIO();
+    if (!io.WantTextInput && io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_V, false))
+        if (const char* clip = glfwGetClipboardString(window)) app.on_paste(clip);
+    app.draw_frame();
+    ImGui::Render();
+    glfwGetFramebufferSize(window, &fw, &fh);
+    glViewport(0, 0, fw, fh);
+    glClearColor(1, 1, 1, 1);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+bool save_screenshot(const std::string& path, int fw, int fh) {
+    std::vector<unsigned char> pixels(static_cast<std::size_t>(fw) * fh * 4);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, fw, fh, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+    if (vramcalc::desktop::write_png(path, fw, fh, pixels)) return true;
+    std::cerr << "vramcalc-desktop: cannot write " << path << "\n";
+    return false;
+}
+
+// Event-driven: after any event draw a few frames (ImGui settles hover/animation state), then wait. With
+// --screenshot, the sixth frame is saved and the window closes. False when the screenshot cannot be written.
+bool run(GLFWwindow* window, vramcalc::ui::App& app, const Options& opt, std::chrono::steady_clock::time_point t0) {
     int frames_left = 3, frames_drawn = 0;
     bool first = true;
     while (!glfwWindowShouldClose(window)) {
@@ -245,33 +263,13 @@ int main(int argc, char** argv) {
         } else {
             glfwPollEvents();
         }
-        ImGui_ImplOpenGL3_NewFrame();
-        ImGui_ImplGlfw_NewFrame();
-        vramcalc::ui::prepare_input(app.state());
-        ImGui::NewFrame();
-        // Ctrl+V with no field being edited: the clipboard's config or link is imported (App::on_paste).
-        const ImGuiIO& io = ImGui::GetIO();
-        if (!io.WantTextInput && io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_V, false))
-            if (const char* clip = glfwGetClipboardString(window)) app.on_paste(clip);
-        app.draw_frame();
-        ImGui::Render();
         int fw = 0, fh = 0;
-        glfwGetFramebufferSize(window, &fw, &fh);
-        glViewport(0, 0, fw, fh);
-        glClearColor(1, 1, 1, 1);
-        glClear(GL_COLOR_BUFFER_BIT);
-        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        draw_frame(window, app, fw, fh);
         ++frames_drawn;
         if (app.state().dirty || app.busy()) frames_left = 3;  // a click changed the scenario: show the new numbers
         --frames_left;
         if (!opt.screenshot.empty() && frames_drawn == 6) {
-            std::vector<unsigned char> pixels(static_cast<std::size_t>(fw) * fh * 4);
-            glPixelStorei(GL_PACK_ALIGNMENT, 1);
-            glReadPixels(0, 0, fw, fh, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
-            if (!vramcalc::desktop::write_png(opt.screenshot, fw, fh, pixels)) {
-                std::cerr << "vramcalc-desktop: cannot write " << opt.screenshot << "\n";
-                return 1;
-            }
+            if (!save_screenshot(opt.screenshot, fw, fh)) return false;
             glfwSetWindowShouldClose(window, GLFW_TRUE);
         }
         glfwSwapBuffers(window);
@@ -281,6 +279,36 @@ int main(int argc, char** argv) {
                       << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() << " ms\n";
         }
     }
+    return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Options opt;
+    if (const auto status = parse_args(argc, argv, opt)) return *status;
+
+    const auto& catalog = vramcalc::builtin_catalog();
+    if (!catalog.ok()) {
+        std::cerr << "vramcalc-desktop: the built-in presets are broken:\n"
+                  << catalog.error_text() << "\n";
+        return 1;
+    }
+    DesktopPlatform platform;
+    vramcalc::ui::App app(*catalog, platform);
+    platform.app = &app;
+    if (!opt.scenario.empty()) {
+        bool ok = false;
+        const std::string text = read_file(opt.scenario, ok);
+        json j = json::parse(text, nullptr, false);
+        if (!ok || j.is_discarded() || !j.is_object()) return usage("--scenario " + opt.scenario + ": not a readable JSON object");
+        app.set_scenario(std::move(j));
+    }
+    GLFWwindow* window = open_window(opt, platform);
+    if (!window) return 1;
+    if (!run(window, app, opt, t0)) return 1;
+
     const auto& r = app.state().results;
     if (r.ok)
         std::cout << platform.summary << "\n"
@@ -290,6 +318,7 @@ int main(int argc, char** argv) {
         std::cout << "scenario problems:\n"
                   << r.errors << "\n";
     if (opt.screenshot.empty()) {
+        int w = 0, h = 0;
         glfwGetWindowSize(window, &w, &h);
         platform.save_setting("window", json::array({w, h}).dump());
     }

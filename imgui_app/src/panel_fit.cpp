@@ -119,6 +119,37 @@ void fit_headline(const AppState& st) {
 
 }  // namespace
 
+// The catalog's rows in the order of the chosen column; ties keep the catalog's order.
+static std::vector<std::size_t> catalog_order(const AppState& st, bool train) {
+    const auto& rows = st.results.catalog;
+    auto key = [&](const CatalogFit& f) -> double {
+        switch (st.catalog_sort_column) {
+            case 1:
+                return static_cast<double>(f.gpu.memory_bytes);
+            case 2:
+                return f.verdict == Verdict::fits ? 2 : f.verdict == Verdict::fits_above_target ? 1
+                                                                                                : 0;
+            case 3:
+                return static_cast<double>(f.device_bytes);
+            case 5:
+                return static_cast<double>(train ? f.max_seq_len : f.max_context);
+            default:
+                return static_cast<double>(f.max_batch);
+        }
+    };
+    // A plain sort on an index: smaller code than stable_sort.
+    std::vector<std::size_t> order(rows.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
+        const CatalogFit &x = rows[i], &y = rows[j];
+        if (st.catalog_sort_column == 0 && x.gpu.name != y.gpu.name)
+            return st.catalog_sort_ascending ? x.gpu.name < y.gpu.name : x.gpu.name > y.gpu.name;
+        if (st.catalog_sort_column != 0 && key(x) != key(y)) return st.catalog_sort_ascending ? key(x) < key(y) : key(x) > key(y);
+        return i < j;
+    });
+    return order;
+}
+
 void GuiFit(AppState& st) {
     if (!st.results.ok) return;
     const Bill& b = st.results.bill;
@@ -153,31 +184,7 @@ void GuiFit(AppState& st) {
         st.catalog_sort_column = shown[static_cast<std::size_t>(sort.column)];
         st.catalog_sort_ascending = sort.ascending;
     }
-    auto key = [&](const CatalogFit& f) -> double {
-        switch (st.catalog_sort_column) {
-            case 1:
-                return static_cast<double>(f.gpu.memory_bytes);
-            case 2:
-                return f.verdict == Verdict::fits ? 2 : f.verdict == Verdict::fits_above_target ? 1
-                                                                                                : 0;
-            case 3:
-                return static_cast<double>(f.device_bytes);
-            case 5:
-                return static_cast<double>(train ? f.max_seq_len : f.max_context);
-            default:
-                return static_cast<double>(f.max_batch);
-        }
-    };
-    // Ties keep the catalog's order (a plain sort on an index: smaller code than stable_sort).
-    std::vector<std::size_t> order(rows.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
-        const CatalogFit &x = rows[i], &y = rows[j];
-        if (st.catalog_sort_column == 0 && x.gpu.name != y.gpu.name)
-            return st.catalog_sort_ascending ? x.gpu.name < y.gpu.name : x.gpu.name > y.gpu.name;
-        if (st.catalog_sort_column != 0 && key(x) != key(y)) return st.catalog_sort_ascending ? key(x) < key(y) : key(x) > key(y);
-        return i < j;
-    });
+    const std::vector<std::size_t> order = catalog_order(st, train);
     ImGui::SetCursorPosY(ImGui::GetCursorPosY() - ImGui::GetStyle().ItemSpacing.y);  // the rows right under the header
     ImGui::BeginChild("catalog_rows", ImVec2(0, fs * 13), false, ImGuiWindowFlags_AlwaysVerticalScrollbar);
     {
