@@ -17,30 +17,39 @@ function flat(obj, prefix = '') {
                                                 Array.isArray(v) ? [] : [[prefix + k, v]]);
 }
 
-export async function fileChecks({base, out, cli, browser, served, metrics, check, assert, open, cliBill, waitSummary, waitAt, waitStatus, dropFile}) {
-  // What the CLI reads from a checkpoint's headers (`vramcalc weights DIR --json`), the page's figures to match.
-  function cliWeights(dir) {
-    return JSON.parse(execFileSync(cli, ['weights', path.join(checkpoints, dir), '--json'], {encoding: 'utf8'}));
-  }
-  // Opens the Hub section of the model panel, types a Hub id and clicks a button there.
-  async function hubAction(p, id, button) {
-    const at = label => p.evaluate(l => window.vramcalcPage.controlAt(l), label);
-    if (!await at('##hub')) await p.mouse.click(...await waitAt(p, 'Any Hugging Face model, or a config you run with'));
-    let typed = '';
-    for (let attempt = 0; attempt < 5 && typed !== id; attempt++) {  // a busy machine may drop a key: type again
-      await p.mouse.click(...await waitAt(p, '##hub'));
-      await p.waitForTimeout(100);
-      await p.keyboard.press('Control+A');
-      await p.keyboard.type(id, {delay: 5});
-      for (let i = 0; i < 40 && typed !== id; i++) {
-        await p.waitForTimeout(50);
-        typed = await p.evaluate(() => window.vramcalcPage.activeText());
-      }
+// What the CLI reads from a checkpoint's headers (`vramcalc weights DIR --json`), the page's figures to match.
+function cliWeights(cli, dir) {
+  return JSON.parse(execFileSync(cli, ['weights', path.join(checkpoints, dir), '--json'], {encoding: 'utf8'}));
+}
+// Opens the Hub section of the model panel, types a Hub id and clicks a button there.
+async function hubAction({waitAt, assert}, p, id, button) {
+  const at = label => p.evaluate(l => window.vramcalcPage.controlAt(l), label);
+  if (!await at('##hub')) await p.mouse.click(...await waitAt(p, 'Any Hugging Face model, or a config you run with'));
+  let typed = '';
+  for (let attempt = 0; attempt < 5 && typed !== id; attempt++) {  // a busy machine may drop a key: type again
+    await p.mouse.click(...await waitAt(p, '##hub'));
+    await p.waitForTimeout(100);
+    await p.keyboard.press('Control+A');
+    await p.keyboard.type(id, {delay: 5});
+    for (let i = 0; i < 40 && typed !== id; i++) {
+      await p.waitForTimeout(50);
+      typed = await p.evaluate(() => window.vramcalcPage.activeText());
     }
-    assert(typed === id, `typed ${JSON.stringify(typed)} into the Hub id field, wanted ${id}`);
-    await p.mouse.click(...await waitAt(p, button));
   }
+  assert(typed === id, `typed ${JSON.stringify(typed)} into the Hub id field, wanted ${id}`);
+  await p.mouse.click(...await waitAt(p, button));
+}
 
+export async function fileChecks(ctx) {
+  await checkpointCheck(ctx);     // exact bytes from a fake Hub over HTTP Range
+  await hubFailureChecks(ctx);    // a Hub server without Range or CORS
+  await servingMatrixCheck(ctx);
+  await droppedConfigCheck(ctx);  // another tool's config
+  await refusedInputCheck(ctx);
+  await reprPasteCheck(ctx);      // a print(model) pasted
+}
+
+async function checkpointCheck({base, out, cli, served, metrics, check, assert, open, waitSummary, waitAt}) {
   await check('checkpoint headers over HTTP Range: exact bytes per dtype (GPTQ, FP8 sharded, bf16, GGUF) as the CLI reads them', async () => {
     const hub = await fakeHub();
     const p = await open(base + servingScenario, {width: 1400, height: 1100}, {}, hub.url);
@@ -49,7 +58,7 @@ export async function fileChecks({base, out, cli, browser, served, metrics, chec
     assert(hub.log.length === 0, 'the page asked the Hub for something before any click: ' + JSON.stringify(hub.log));
     assert(!served.includes('vramcalc-checkpoint.js'), 'the checkpoint reader was loaded before any click');
     // The config first (the Hub's config.json, as a user fetches it), then the checkpoint's headers.
-    await hubAction(p, 'neuralmagic/Meta-Llama-3-8B-Instruct-FP8', 'Fetch');
+    await hubAction({waitAt, assert}, p, 'neuralmagic/Meta-Llama-3-8B-Instruct-FP8', 'Fetch');
     await waitSummary(p, t => hub.log.length > 0);
     const cases = [['neuralmagic/Meta-Llama-3-8B-Instruct-FP8', 'hub/neuralmagic/Meta-Llama-3-8B-Instruct-FP8'],
                    ['Qwen/Qwen2.5-0.5B-Instruct-GPTQ-Int4', 'hub/Qwen/Qwen2.5-0.5B-Instruct-GPTQ-Int4'],
@@ -57,10 +66,10 @@ export async function fileChecks({base, out, cli, browser, served, metrics, chec
                    ['fixtures/checkpoints/q4_k-layer.gguf', 'q4_k-layer.gguf']];
     for (const [id, dir] of cases) {
       const before = hub.log.length;
-      await hubAction(p, id, READ);
+      await hubAction({waitAt, assert}, p, id, READ);
       const repo = id.split('/').slice(0, 2).join('/');
       const s = await waitSummary(p, t => t.includes('\nCheckpoint: ' + repo + ':') || t.includes('of ' + repo + ':'));
-      const want = cliWeights(dir);
+      const want = cliWeights(cli, dir);
       const got = dtypes(s);
       assert(JSON.stringify(got) === JSON.stringify(Object.fromEntries(Object.entries(want.by_dtype).map(([d, v]) => [d, v.bytes]))),
              `${id}: page ${JSON.stringify(got)} vs CLI ${JSON.stringify(want.by_dtype)}`);
@@ -83,14 +92,16 @@ export async function fileChecks({base, out, cli, browser, served, metrics, chec
     await p.close();
     hub.close();
   });
+}
 
+async function hubFailureChecks({base, metrics, check, assert, open, cliBill, waitSummary, waitAt}) {
   for (const [what, options, message] of [['without Range support', {range: false}, /ignored the Range request \(HTTP 200/],
                                           ['without CORS headers', {cors: false}, /no CORS headers/]]) {
     await check(`a Hub server ${what} gives a clear message and the weights stay counted from the config`, async () => {
       const hub = await fakeHub(options);
       const p = await open(base + servingScenario + '&checkpoint_bytes=1000', {width: 1400, height: 1100}, {}, hub.url);
       await waitSummary(p, t => /GiB/.test(t));
-      await hubAction(p, 'neuralmagic/Meta-Llama-3-8B-Instruct-FP8', READ);
+      await hubAction({waitAt, assert}, p, 'neuralmagic/Meta-Llama-3-8B-Instruct-FP8', READ);
       const s = await waitSummary(p, t => /Could not read the checkpoint/.test(t));
       assert(message.test(s) && /model-0000[12]-of-00002\.safetensors|model\.safetensors\.index\.json/.test(s) && /counted from config\.json/.test(s),
              'message: ' + s);
@@ -109,7 +120,9 @@ export async function fileChecks({base, out, cli, browser, served, metrics, chec
       hub.close();
     });
   }
+}
 
+async function servingMatrixCheck({base, out, check, assert, open, cliBill, waitSummary}) {
   await check('the serving matrix is drawn for vLLM and llama.cpp scenarios, at 1400 px and on a 390 px phone', async () => {
     for (const [fw, viewport, options, name] of [['vllm', {width: 1400, height: 1100}, {}, 'serving-1400'],
                                                  ['llama.cpp', {width: 390, height: 844}, {deviceScaleFactor: 3, hasTouch: true, isMobile: true}, 'serving-390']]) {
@@ -137,7 +150,9 @@ export async function fileChecks({base, out, cli, browser, served, metrics, chec
       await p.close();
     }
   });
+}
 
+async function droppedConfigCheck({base, out, served, check, assert, open, waitSummary, waitStatus, dropFile}) {
   // Another tool's config dropped on the page, as a person drags a file from their desktop: the importer
   // (vramcalc-import.js) loads on that drop, not before, and the scenario takes what the CLI's import gives.
   await check("another tool's config dropped on the page loads the importer then, and imports as the CLI does", async () => {
@@ -172,7 +187,9 @@ export async function fileChecks({base, out, cli, browser, served, metrics, chec
     assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
     await p.close();
   });
+}
 
+async function refusedInputCheck({base, out, browser, check, assert, open, waitSummary, waitStatus, dropFile}) {
   // Issue 42: input the page refuses is refused on the page, by name and reason, and the scenario stays:
   // a file past the 8 MiB limit, a NUL byte, duplicate keys (the CLI's and the API's checks), and a link too
   // long to share. The JS API's ready rejects when its wasm cannot be fetched.
@@ -205,7 +222,9 @@ export async function fileChecks({base, out, cli, browser, served, metrics, chec
     assert(outcome.startsWith('rejected: vramcalc could not start'), 'vramcalc.ready: ' + outcome);
     await q.close();
   });
+}
 
+async function reprPasteCheck({base, check, assert, open, cliBill, waitSummary, waitAt, waitStatus}) {
   await check('a print(model) pasted into the layer-stack editor is converted by the importer module, and the stack is used', async () => {
     // print(nn.Sequential(...)) of a small CNN on 32x32 inputs (tests/unit-torch-repr.cpp converts the same repr).
     const repr = ['Sequential(',

@@ -22,7 +22,16 @@ async function idleFrames(p, ms) {
 // The scroll offset of the panel under the point (x, y), as the page reports it.
 const scrollAt = (p, x, y) => p.evaluate(([x, y]) => window.vramcalcPage.scrollOf(x, y), [x, y]);
 
-export async function inputChecks({base, out, browser, page, metrics, check, assert, open, waitSummary}) {
+export async function inputChecks(ctx) {
+  await idleChecks(ctx);          // no frame when idle; input wakes the page
+  await wheelCheck(ctx);
+  await phoneDragCheck(ctx);
+  await phoneKeyboardCheck(ctx);
+  await hostScrollCheck(ctx);     // an embedded frame lets its host page scroll
+  await tabCheck(ctx);
+}
+
+async function idleChecks({metrics, page, check, assert}) {
   await check('idle: no requestAnimationFrame callback in 5 s without input', async () => {
     const idle = await idleFrames(page, 5000);
     metrics.idle_raf_per_s = idle.frames / 5;
@@ -42,7 +51,9 @@ export async function inputChecks({base, out, browser, page, metrics, check, ass
     const idle = await idleFrames(page, 1500);
     assert(idle.frames === 0, `the page did not go idle again: ${idle.frames} frames`);
   });
+}
 
+async function wheelCheck({base, metrics, check, assert, open}) {
   // The wheel, as a mouse gives it: deltaY 100 is one notch down (Chromium's size of a notch).
   await check('one wheel notch down over the inputs scrolls them down, by less than a panel', async () => {
     const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora', {width: 1400, height: 900});
@@ -78,7 +89,9 @@ export async function inputChecks({base, out, browser, page, metrics, check, ass
     assert(back < 2, 'a notch up did not come back');
     await p.close();
   });
+}
 
+async function phoneDragCheck({base, out, metrics, check, assert, open, waitSummary}) {
   await check('a one-finger drag scrolls on a 390x844 phone (3x, touch)', async () => {
     const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora', {width: 390, height: 844},
                          {deviceScaleFactor: 3, hasTouch: true, isMobile: true});
@@ -109,7 +122,9 @@ export async function inputChecks({base, out, browser, page, metrics, check, ass
     await cdp.detach();
     await p.close();
   });
+}
 
+async function phoneKeyboardCheck({base, check, assert, open, waitSummary}) {
   await check('on a phone a tap on a text field opens the keyboard, and what is typed reaches the field', async () => {
     const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora', {width: 390, height: 844},
                          {deviceScaleFactor: 3, hasTouch: true, isMobile: true});
@@ -161,7 +176,9 @@ export async function inputChecks({base, out, browser, page, metrics, check, ass
     await cdp.detach();
     await p.close();
   });
+}
 
+async function hostScrollCheck({base, browser, metrics, check, assert}) {
   await check('an embedded 800x500 frame lets its host page scroll with the wheel over it', async () => {
     const host = await browser.newPage({viewport: {width: 1000, height: 700}});
     await host.goto(base + 'test-host.html');
@@ -181,7 +198,9 @@ export async function inputChecks({base, out, browser, page, metrics, check, ass
     metrics.embed_content_height_px = heights[heights.length - 1];
     await host.close();
   });
+}
 
+async function tabCheck({base, out, metrics, check, assert, open}) {
   await check('Tab walks the controls across both panels and reaches the GPU selector', async () => {
     const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora', {width: 1400, height: 900});
     assert(await p.evaluate(() => document.activeElement && document.activeElement.id === 'canvas'), 'the canvas has no focus on load');

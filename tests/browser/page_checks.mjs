@@ -23,7 +23,18 @@ const scenarios = [
 
 // The checks up to the docs' embedding example; returns the default page, left open for the checks
 // after (idle, input, the embed snippet, --measure).
-export async function pageChecks({base, dist, out, browser, check, assert, open, cliBill, summary, waitSummary, pixelStats}) {
+export async function pageChecks(ctx) {
+  await loadingCheck(ctx);
+  const page = await ctx.open(ctx.base);
+  await billChecks(ctx, page);    // the default page's bill; the JS API beside the CLI
+  await linkChecks(ctx);          // a URL hash that round-trips; broken hashes
+  await modelReaderCheck(ctx);    // a config.json link, a layer-stack preset
+  await formCheck(ctx);           // a bad value marks its own field
+  await layoutChecks(ctx, page);  // the default page's screenshot, the embedded layout, the docs' example
+  return page;
+}
+
+async function loadingCheck({base, browser, check, assert}) {
   // The skeleton shown before the calculator runs names the scenario from the link and shows no figure
   // (a number there would be one the estimator did not compute); it is gone with the first frame, and the
   // preloaded wasm is fetched once.
@@ -42,8 +53,9 @@ export async function pageChecks({base, dist, out, browser, check, assert, open,
     assert(wasmFetches === 1, `vramcalc.wasm fetched ${wasmFetches} times (the preload is not reused)`);
     await p.close();
   });
+}
 
-  const page = await open(base);
+async function billChecks({check, assert, cliBill, waitSummary}, page) {
   await check('default page loads without console errors and shows a bill', async () => {
     const s = await waitSummary(page, t => /GiB/.test(t));
     assert(/of [\d.]+ GiB per GPU/.test(s) && /fits|does not fit/.test(s), 'summary: ' + s);
@@ -78,6 +90,9 @@ export async function pageChecks({base, dist, out, browser, check, assert, open,
     assert(imp.format && imp.scenario.tp === 2 && imp.scenario.max_model_len === 8192, 'importConfig: ' + JSON.stringify(imp).slice(0, 300));
     assert(page.errors.length === 0, 'console errors with both modules on the page: ' + page.errors.join(' | '));
   });
+}
+
+async function linkChecks({base, check, assert, open, cliBill, waitSummary}) {
   await check('a URL hash opens that scenario and the hash round-trips', async () => {
     const hash = '#v=1&model=qwen2.5-7b&method=full&precision=bf16&micro_batch=2&seq_len=1024&gpu=a100-80gb';
     const p = await open(base + hash);
@@ -113,6 +128,9 @@ export async function pageChecks({base, dist, out, browser, check, assert, open,
     assert(p.errors.length === 0, 'console errors: ' + p.errors.join(' | '));
     await p.close();
   });
+}
+
+async function modelReaderCheck({base, out, browser, check, assert, open, cliBill, summary, waitSummary}) {
   // The page's wasm carries no config.json or layer-stack reader (core/src/model/config_reader.hpp): its model
   // presets arrive read, and a config.json or layer stack a scenario names (a layer-stack preset too) is read by
   // the importer's module, loaded then and not before.
@@ -155,6 +173,9 @@ export async function pageChecks({base, dist, out, browser, check, assert, open,
     assert(loaded === 0, 'a preset scenario loaded the model reader');
     await q.close();
   });
+}
+
+async function formCheck({base, check, assert, open, waitSummary}) {
   await check('a bad value marks its own field and the form keeps every other value', async () => {
     const good = '#v=1&model=llama-3.1-8b&method=qlora&seq_len=4096';
     const p = await open(base + good);
@@ -181,6 +202,9 @@ export async function pageChecks({base, dist, out, browser, check, assert, open,
     }
     await p.close();
   });
+}
+
+async function layoutChecks({base, dist, out, browser, check, assert, open, waitSummary, pixelStats}, page) {
   await check('the default page screenshot is not blank', async () => {
     await page.mouse.move(5, 5);
     await page.waitForTimeout(300);
@@ -212,8 +236,8 @@ export async function pageChecks({base, dist, out, browser, check, assert, open,
       await p.close();
     });
   }
-  return page;
 }
+
 
 // The embed snippet the page offers, and screenshots at the sizes people use.
 export async function screenshotChecks({base, out, page, check, assert, open, waitSummary, pixelStats}) {
