@@ -10,16 +10,6 @@ namespace vc = vramcalc;
 
 namespace {
 
-// Reference-entry fields for the workload groups of `validate --markdown` (a scenario without a workload
-// key is a training one, as scenario_from_json reads it).
-// A reading right after the model was built ("measured": {"stage": "load"}) is its own group, "load".
-std::string workload_of(const json& e) {
-    if (!e.contains("scenario") || !e["scenario"].is_object()) return "";
-    if (vc::measured_stage(e) == "load") return "load";
-    const json& s = e["scenario"];
-    return s.contains("workload") && s["workload"].is_string() ? s["workload"].get<std::string>() : "train";
-}
-
 // One line that says what a reference entry's scenario runs: "llama-3.1-8b lora, rtx-4090, mb 2 x 2048".
 std::string scenario_summary(const json& e) {
     if (!e.contains("scenario") || !e["scenario"].is_object()) return "";
@@ -46,22 +36,13 @@ std::string scenario_summary(const json& e) {
     if (infer) {
         if (!text("batch").empty()) o += ", batch " + text("batch");
         if (!text("prompt_len").empty()) o += ", " + text("prompt_len") + "+" + (text("gen_len").empty() ? "0" : text("gen_len"));
-    } else if (workload_of(e) == "load") {
+    } else if (vc::measured_stage(e) == "load") {
         o += ", after the model is built";
     } else {
         if (!text("micro_batch").empty()) o += ", mb " + text("micro_batch");
         if (!text("seq_len").empty()) o += " x " + text("seq_len");
     }
     return o;
-}
-
-long long gpus_of(const json& e) {
-    const json& s = e["scenario"];
-    return s.contains("num_gpus") && s["num_gpus"].is_number_integer() ? s["num_gpus"].get<long long>() : 1;
-}
-bool trusted(const json& e) {
-    const std::string c = e.contains("confidence") && e["confidence"].is_string() ? e["confidence"].get<std::string>() : "";
-    return c == "high" || c == "medium";
 }
 
 // The reference files `validate --markdown` reads when none is named (run from the repository root).
@@ -77,57 +58,6 @@ std::vector<std::string> default_reference_files() {
     const std::string local = "tests/data/measured_local.json";
     if (file_exists(local) && !parse_json_file(local).empty()) paths.push_back(local);
     return paths;
-}
-
-// Each entry's source, in order of first appearance, with the summary of its entries.
-void group_by_source(vc::cli::ValidationFile& f, const json& list, const vc::ValidationReport& rep) {
-    std::vector<std::vector<vc::EntryResult>> groups;  // entry results per source (one per entry, in order)
-    std::size_t n = 0;
-    for (const json& e : list) {  // all objects: validate_reference rejected anything else
-        const std::string src = e.contains("source") && e["source"].is_string() ? e["source"].get<std::string>()
-                                                                                : "(no source given)";
-        int idx = -1;
-        for (std::size_t i = 0; i < f.sources.size(); ++i)
-            if (f.sources[i].source == src) idx = static_cast<int>(i);
-        if (idx < 0) {
-            idx = static_cast<int>(f.sources.size());
-            f.sources.push_back({src, 0, {}});
-            groups.emplace_back();
-        }
-        ++f.sources[static_cast<std::size_t>(idx)].entries;
-        groups[static_cast<std::size_t>(idx)].push_back(rep.entries[n++]);
-        f.entry_source.push_back(idx);
-        f.entry_scenario.push_back(scenario_summary(e));
-    }
-    for (std::size_t i = 0; i < groups.size(); ++i) f.sources[i].report = vc::summarize(std::move(groups[i]));
-}
-
-void group_by_workload(vc::cli::ValidationFile& f, const json& list, const vc::ValidationReport& rep) {
-    // The groups the issues' floors are stated for: training runs of confidence high or medium (one GPU,
-    // several, both) and inference runs.
-    struct Group {
-        const char* label;
-        bool (*in)(const json&);
-    };
-    static const Group kGroups[] = {
-        {"training, confidence high or medium, any GPU count",
-         [](const json& e) { return workload_of(e) == "train" && trusted(e); }},
-        {"training, confidence high or medium, one GPU",
-         [](const json& e) { return workload_of(e) == "train" && trusted(e) && gpus_of(e) == 1; }},
-        {"training, confidence high or medium, several GPUs",
-         [](const json& e) { return workload_of(e) == "train" && trusted(e) && gpus_of(e) > 1; }},
-        {"inference, every confidence", [](const json& e) { return workload_of(e) == "infer"; }},
-        {"right after the model is built (weights and adapters), every confidence",
-         [](const json& e) { return workload_of(e) == "load"; }},
-    };
-    for (const auto& g : kGroups) {
-        std::vector<vc::EntryResult> sel;
-        for (std::size_t i = 0; i < list.size(); ++i)
-            if (list[i].contains("measured") && g.in(list[i])) sel.push_back(rep.entries[i]);
-        const int entries = static_cast<int>(sel.size());
-        const vc::ValidationReport grp = vc::summarize(std::move(sel));
-        if (grp.count > 0 || grp.oom_total > 0) f.workloads.push_back({g.label, entries, grp});
-    }
 }
 
 // `validate --markdown [FILE...]`: the docs/validation.md page. Without files it reads the project's
@@ -161,8 +91,11 @@ int cmd_validate_markdown(std::vector<std::string> paths) {
         vc::cli::ValidationFile f;
         f.path = path;
         f.report = *rep;
-        group_by_source(f, *list, *rep);
-        group_by_workload(f, *list, *rep);
+        vc::ValidationGroups groups = vc::group_reference(ref, *rep);
+        f.sources = std::move(groups.sources);
+        f.workloads = std::move(groups.workloads);
+        f.entry_source = std::move(groups.entry_source);
+        for (const json& e : *list) f.entry_scenario.push_back(scenario_summary(e));
         files.push_back(std::move(f));
     }
     std::cout << vc::cli::render_validation_markdown(files);

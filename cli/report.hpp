@@ -32,11 +32,7 @@ std::string render_serving_matrix(const ServingMatrix& m);
 // One reference file for `vramcalc validate --markdown`: the whole file's report, one report per
 // public source (entries grouped by their "source" field) and, per entry, its source index and a
 // one-line scenario summary (both read from the file by the CLI; the core report does not carry them).
-struct ValidationSourceGroup {
-    std::string source;
-    int entries = 0;
-    ValidationReport report;
-};
+using ValidationSourceGroup = ValidationGroup;  // the core's groups (vramcalc/validate.hpp)
 struct ValidationFile {
     std::string path;
     ValidationReport report;

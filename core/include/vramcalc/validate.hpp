@@ -52,6 +52,23 @@ ValidationReport summarize(std::vector<EntryResult> entries);
 
 nlohmann::json report_to_json(const ValidationReport& r);
 
+// The groups docs/validation.md shows of one reference file's entries (groups.cpp): by the public source each
+// entry names (in order of first appearance; entry_source gives each entry's), and the groups the issues'
+// accuracy floors are stated for (training runs of confidence high or medium on one GPU, several, either;
+// inference; readings right after the model is built), those with a comparison only. `source` is the
+// source's text or the group's label.
+struct ValidationGroup {
+    std::string source;
+    int entries = 0;
+    ValidationReport report;
+};
+struct ValidationGroups {
+    std::vector<ValidationGroup> sources, workloads;
+    std::vector<int> entry_source;  // parallel to report.entries
+};
+// `reference` as validate_reference read it, `report` what it returned.
+ValidationGroups group_reference(const nlohmann::json& reference, const ValidationReport& report);
+
 // vLLM startup logs (tests/data/vllm_startup_logs.json: {"source", "records": [...]}, each record with the
 // raw log fields and a `scenario`): per record, the weights vLLM logged ("Model loading took X GiB") and
 // its KV-cache pool ("Available KV cache memory: X GiB"), both per GPU, against the estimate.
