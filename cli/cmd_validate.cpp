@@ -84,10 +84,6 @@ int cmd_validate_markdown(std::vector<std::string> paths) {
             for (const auto& p : rep.errors) std::cerr << "error: " << path << ": " << p.text() << "\n";
             return kBadInput;
         }
-        const json* list = &ref;  // the same container rule as validate_reference
-        if (ref.is_object())
-            for (const char* k : {"entries", "runs", "cases"})
-                if (ref.contains(k)) list = &ref[k];
         vc::cli::ValidationFile f;
         f.path = path;
         f.report = *rep;
@@ -95,7 +91,7 @@ int cmd_validate_markdown(std::vector<std::string> paths) {
         f.sources = std::move(groups.sources);
         f.workloads = std::move(groups.workloads);
         f.entry_source = std::move(groups.entry_source);
-        for (const json& e : *list) f.entry_scenario.push_back(scenario_summary(e));
+        for (const json& e : vc::grouped_entries(ref)) f.entry_scenario.push_back(scenario_summary(e));
         files.push_back(std::move(f));
     }
     std::cout << vc::cli::render_validation_markdown(files);

@@ -1,14 +1,15 @@
 // The page tests' shared helpers: a page opened with its console errors collected, the summary and the
 // status line polled until they match, a drawn control found by its label, a file dropped on the canvas,
 // a screenshot's ink measured, and the CLI's bill for a scenario. Used by page.test.mjs and its check
-// modules; harness() binds the helpers that need the run's browser, output folder and CLI.
+// modules; harness() binds the helpers that need the run's browser, base URL, output folder and CLI.
 import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-export function harness({browser, out, cli}) {
+export function harness({browser, out, cli, base}) {
   return {
     open: (url, viewport, options, hubBase) => openPage(browser, url, viewport, options, hubBase),
+    openHost: viewport => openHost(browser, base, viewport),
     cliBill: scenario => cliBill(cli, out, scenario),
     summary, waitSummary, pixelStats, waitAt, waitStatus, dropFile,
   };
@@ -21,6 +22,7 @@ const countFrames = () => {
   const raf = window.requestAnimationFrame.bind(window);
   window.requestAnimationFrame = cb => raf(t => { window.rafCount++; cb(t); });
 };
+const firstFrame = () => window.vramcalcPage && window.vramcalcPage.firstFrameMs !== null;
 async function openPage(browser, url, viewport = {width: 1360, height: 900}, options = {}, hubBase = null) {
   const page = await browser.newPage({viewport, deviceScaleFactor: 1, ...options});
   await page.addInitScript(countFrames);
@@ -30,8 +32,17 @@ async function openPage(browser, url, viewport = {width: 1360, height: 900}, opt
   page.on('console', m => { if (m.type() === 'error') page.errors.push(m.text()); });
   page.on('pageerror', e => page.errors.push(String(e)));
   await page.goto(url);
-  await page.waitForFunction(() => window.vramcalcPage && window.vramcalcPage.firstFrameMs !== null, null, {timeout: 20000});
+  await page.waitForFunction(firstFrame, null, {timeout: 20000});
   return page;
+}
+// The tall docs page of the static server (test-host.html) with the calculator embedded in an 800x500 frame,
+// once the frame has drawn its first frame.
+async function openHost(browser, base, viewport) {
+  const host = await browser.newPage({viewport});
+  await host.goto(base + 'test-host.html');
+  const frame = await (await host.waitForSelector('#calc')).contentFrame();
+  await frame.waitForFunction(firstFrame, null, {timeout: 20000});
+  return {host, frame};
 }
 async function summary(page) { return page.$eval('#summary', el => el.textContent); }
 async function waitSummary(page, pred) {

@@ -178,12 +178,9 @@ async function phoneKeyboardCheck({base, check, assert, open, waitSummary}) {
   });
 }
 
-async function hostScrollCheck({base, browser, metrics, check, assert}) {
+async function hostScrollCheck({openHost, metrics, check, assert}) {
   await check('an embedded 800x500 frame lets its host page scroll with the wheel over it', async () => {
-    const host = await browser.newPage({viewport: {width: 1000, height: 700}});
-    await host.goto(base + 'test-host.html');
-    const frame = await (await host.waitForSelector('#calc')).contentFrame();
-    await frame.waitForFunction(() => window.vramcalcPage && window.vramcalcPage.firstFrameMs !== null, null, {timeout: 20000});
+    const {host, frame} = await openHost({width: 1000, height: 700});
     await host.waitForTimeout(300);
     await host.mouse.move(400, 500);  // over the frame (it spans 300..800 of the host)
     let scrolled = 0;

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export async function interactionChecks({base, open, check, assert, out, waitSummary, browser}) {
+export async function interactionChecks({base, open, openHost, check, assert, out, waitSummary, browser}) {
   const phone = [{width: 390, height: 844}, {deviceScaleFactor: 3, hasTouch: true, isMobile: true}];
   const page = p => ({
     rect: label => p.evaluate(l => window.vramcalcPage.rectOf(l), label),
@@ -346,10 +346,7 @@ export async function interactionChecks({base, open, check, assert, out, waitSum
   // A hover answer (the bar's tooltip) must not stay in an embedded frame once the pointer has left it: by
   // moving out, by the host scrolling the frame away, by leaving the window, by a drag that ends outside.
   await check('embed: a tooltip goes when the pointer leaves the frame', async () => {
-    const host = await browser.newPage({viewport: {width: 1000, height: 900}});
-    await host.goto(base + 'test-host.html');
-    const frame = await (await host.waitForSelector('#calc')).contentFrame();
-    await frame.waitForFunction(() => window.vramcalcPage && window.vramcalcPage.firstFrameMs !== null, null, {timeout: 20000});
+    const {host, frame} = await openHost({width: 1000, height: 900});
     await host.waitForTimeout(500);
     const calc = host.locator('#calc');
     const before = await calc.screenshot();

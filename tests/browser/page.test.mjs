@@ -89,7 +89,7 @@ function assert(cond, msg) { if (!cond) throw new Error(msg); }
 // What every check module gets: the page's address, the folders and the CLI, the browser, the files the
 // server sent, the figures --measure prints (the checks add to them), check / assert and the helpers.
 const metrics = {};
-const ctx = {base, dist, out, cli, browser, served, metrics, check, assert, ...harness({browser, out, cli})};
+const ctx = {base, dist, out, cli, browser, served, metrics, check, assert, ...harness({browser, out, cli, base})};
 ctx.page = await pageChecks(ctx);  // the default page, open for the checks after
 await inputChecks(ctx);
 await screenshotChecks(ctx);

@@ -68,6 +68,10 @@ struct ValidationGroups {
 };
 // `reference` as validate_reference read it, `report` what it returned.
 ValidationGroups group_reference(const nlohmann::json& reference, const ValidationReport& report);
+// The entries group_reference groups, the first of validate_reference's report in the same order: the reference
+// array, or the last of an object's "entries", "runs" and "cases". A file's "sweeps" (gpu_runs_h200.json), which
+// validate_reference reports after its runs, are in no group.
+const nlohmann::json& grouped_entries(const nlohmann::json& reference);
 
 // vLLM startup logs (tests/data/vllm_startup_logs.json: {"source", "records": [...]}, each record with the
 // raw log fields and a `scenario`): per record, the weights vLLM logged ("Model loading took X GiB") and

@@ -78,14 +78,18 @@ void group_by_workload(ValidationGroups& f, const json& list, const ValidationRe
 
 }  // namespace
 
-ValidationGroups group_reference(const json& reference, const ValidationReport& report) {
-    const json* list = &reference;  // the same container rule as validate_reference
+const json& grouped_entries(const json& reference) {
+    const json* list = &reference;
     if (reference.is_object())
         for (const char* k : {"entries", "runs", "cases"})
             if (reference.contains(k)) list = &reference[k];
+    return *list;
+}
+
+ValidationGroups group_reference(const json& reference, const ValidationReport& report) {
     ValidationGroups g;
-    group_by_source(g, *list, report);
-    group_by_workload(g, *list, report);
+    group_by_source(g, grouped_entries(reference), report);
+    group_by_workload(g, grouped_entries(reference), report);
     return g;
 }
 
