@@ -75,10 +75,11 @@ const browser = await chromium.launch({
 let failures = 0, passed = 0;
 async function check(name, fn) {
   if (args.only && !new RegExp(args.only).test(name)) return;  // --only REGEX: the checks whose names match
+  const start = performance.now();
   try {
     await fn();
     passed++;
-    console.log(`ok   ${name}`);
+    console.log(`ok   ${name} (${((performance.now() - start) / 1000).toFixed(1)} s)`);
   } catch (e) {
     failures++;
     console.log(`FAIL ${name}\n     ${String(e && e.stack || e).split('\n').slice(0, 4).join('\n     ')}`);

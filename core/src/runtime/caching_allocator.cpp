@@ -36,13 +36,24 @@ CachingAllocator::Key CachingAllocator::key(std::int64_t id) const {
     return {b.size, b.segment, b.offset, id};
 }
 void CachingAllocator::pool_add(std::int64_t id) {
-    const Block& b = at(id);
-    pools_[b.small ? 1 : 0].insert(key(id));
-    if (b.prev == 0 && b.next == 0 && whole_free_.insert(id).second) whole_free_bytes_ += b.size;
+    Block& b = at(id);
+    auto& pool = pools_[b.small ? 1 : 0];
+    if (spare_.empty()) {
+        pool.insert(key(id));
+    } else {
+        auto node = std::move(spare_.back());
+        spare_.pop_back();
+        node.value() = key(id);
+        pool.insert(std::move(node));
+    }
+    b.whole = b.prev == 0 && b.next == 0;
+    if (b.whole) whole_free_bytes_ += b.size;
 }
 void CachingAllocator::pool_remove(std::int64_t id) {
-    pools_[at(id).small ? 1 : 0].erase(key(id));
-    if (whole_free_.erase(id)) whole_free_bytes_ -= at(id).size;
+    Block& b = at(id);
+    if (auto node = pools_[b.small ? 1 : 0].extract(key(id))) spare_.push_back(std::move(node));
+    if (b.whole) whole_free_bytes_ -= b.size;
+    b.whole = false;
 }
 
 // Best fit: the smallest free block of the pool that holds the request (get_free_block's lower_bound).
@@ -51,9 +62,9 @@ CachingAllocator::Handle CachingAllocator::malloc(std::int64_t bytes) {
     const bool small = size <= kSmallSize;
     auto& pool = pools_[small ? 1 : 0];
     std::int64_t id = 0;
-    auto it = pool.lower_bound({size, -1, -1, -1});
+    const auto it = pool.lower_bound(Key{size, -1, -1, -1});
     if (it != pool.end()) {
-        id = std::get<3>(*it);
+        id = it->id;
         pool_remove(id);
     } else {
         const std::int64_t seg = segment_size(size);
@@ -103,7 +114,11 @@ void CachingAllocator::free(Handle id) {
 
 // Only blocks that are a whole segment can be released; they are tracked as they enter and leave the pools.
 void CachingAllocator::empty_cache() {
-    for (const std::int64_t id : std::vector<std::int64_t>(whole_free_.begin(), whole_free_.end())) {
+    std::vector<std::int64_t> whole;
+    for (const auto& pool : pools_)
+        for (const Key& k : pool)
+            if (at(k.id).whole) whole.push_back(k.id);
+    for (const std::int64_t id : whole) {
         const std::int64_t size = at(id).size;
         pool_remove(id);
         reserved_ -= size;
