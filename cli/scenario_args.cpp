@@ -50,7 +50,10 @@ json imported_scenario(const std::string& path, vc::ImportReport* report = nullp
     const auto r = vc::import_config(read_file(path), catalog());
     if (!r.ok()) {
         std::string text;
-        for (const auto& p : r.errors) text += (text.empty() ? "" : "\n") + p.text();
+        for (const auto& p : r.errors) {
+            if (!text.empty()) text += '\n';
+            text += p.text();
+        }
         throw BadInput(path + ": " + text);
     }
     if (report) *report = r->report;

@@ -26,11 +26,15 @@ async function hubAction({waitAt, assert}, p, id, button) {
   const at = label => p.evaluate(l => window.vramcalcPage.controlAt(l), label);
   if (!await at('##hub')) await p.mouse.click(...await waitAt(p, 'Any Hugging Face model, or a config you run with'));
   let typed = '';
-  for (let attempt = 0; attempt < 5 && typed !== id; attempt++) {  // a busy machine may drop a key: type again
+  for (let attempt = 0; attempt < 5 && typed !== id; attempt++) {  // a busy machine may drop the click: again
     await p.mouse.click(...await waitAt(p, '##hub'));
     await p.waitForTimeout(100);
     await p.keyboard.press('Control+A');
-    await p.keyboard.type(id, {delay: 5});
+    // Pasted, as a Hub id copied from the Hub's page usually is: on the clipboard, then Ctrl+V into the field
+    // (typed, it took a drawn frame per key: 4 s an id on a 2-core machine).
+    await p.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await p.evaluate(text => navigator.clipboard.writeText(text), id);
+    await p.keyboard.press('Control+V');
     for (let i = 0; i < 40 && typed !== id; i++) {
       await p.waitForTimeout(50);
       typed = await p.evaluate(() => window.vramcalcPage.activeText());
@@ -139,7 +143,7 @@ async function servingMatrixCheck({base, out, check, assert, open, cliBill, wait
       for (let i = 0; i < 80; i++) {
         at = await p.evaluate(() => window.vramcalcPage.controlAt('serving matrix'));
         if (at && at[1] > 40 && at[1] < h - 40) break;
-        await p.mouse.wheel(0, at && at[1] < 40 ? -200 : 200);
+        await p.mouse.wheel(0, (at && at[1] < 40 ? -0.6 : 0.6) * h);  // less than the band it must land in
         await p.waitForTimeout(80);
         at = null;
       }

@@ -102,3 +102,25 @@ async function waitStatus(p, pred) {
   }
   throw new Error('status never matched; last: ' + s);
 }
+
+// Queries of the page's drawn state (window.vramcalcPage): a control's rectangle, a form field's value, the
+// scroll offset under a point, the status line, the keyboard focus, and a poll until one matches.
+export const queries = p => ({
+  rect: label => p.evaluate(l => window.vramcalcPage.rectOf(l), label),
+  field: ptr => p.evaluate(q => window.vramcalcPage.formField(q).value, ptr),
+  scroll: (x, y) => p.evaluate(([x, y]) => window.vramcalcPage.scrollOf(x, y), [x, y]),
+  status: () => p.evaluate(() => window.vramcalcPage.status()),
+  focus: () => p.evaluate(() => window.vramcalcPage.navFocus()),
+  // Polls fn() until pred holds (a 3x phone canvas drawn in software on a busy 2-core machine is slow).
+  async until(fn, pred, what) {
+    let last;
+    for (let i = 0; i < 80; i++) {
+      last = await fn();
+      if (pred(last)) return last;
+      await p.waitForTimeout(50);
+    }
+    throw new Error(`${what}: last ${JSON.stringify(last)}`);
+  },
+});
+// The centre of a rectangle [x0, y0, x1, y1].
+export const centre = r => [(r[0] + r[2]) / 2, (r[1] + r[3]) / 2];

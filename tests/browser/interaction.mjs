@@ -4,94 +4,91 @@
 // anywhere, a status line that goes stale, wheel latching) and from the keyboard (a combo opens on its
 // current row, type-ahead, digits on a focused number field, Enter on the only search match).
 // Called by page.test.mjs with its harness.
+// The wording checks of item 8 and the embed's tooltip are in wording_checks.mjs.
 import fs from 'node:fs';
 import path from 'node:path';
+import {centre, queries as page} from './harness.mjs';
 
-export async function interactionChecks({base, open, openHost, check, assert, out, waitSummary, browser}) {
-  const phone = [{width: 390, height: 844}, {deviceScaleFactor: 3, hasTouch: true, isMobile: true}];
-  const page = p => ({
-    rect: label => p.evaluate(l => window.vramcalcPage.rectOf(l), label),
-    field: ptr => p.evaluate(q => window.vramcalcPage.formField(q).value, ptr),
-    scroll: (x, y) => p.evaluate(([x, y]) => window.vramcalcPage.scrollOf(x, y), [x, y]),
-    status: () => p.evaluate(() => window.vramcalcPage.status()),
-    focus: () => p.evaluate(() => window.vramcalcPage.navFocus()),
-    // Polls fn() until pred holds (a 3x phone canvas drawn in software on a busy 2-core machine is slow).
-    async until(fn, pred, what) {
-      let last;
-      for (let i = 0; i < 80; i++) {
-        last = await fn();
-        if (pred(last)) return last;
-        await p.waitForTimeout(50);
-      }
-      throw new Error(`${what}: last ${JSON.stringify(last)}`);
+const phone = [{width: 390, height: 844}, {deviceScaleFactor: 3, hasTouch: true, isMobile: true}];
+
+async function touchOf(p) {
+  const cdp = await p.context().newCDPSession(p);
+  const send = (type, pts) => cdp.send('Input.dispatchTouchEvent', {type, touchPoints: pts});
+  return {
+    cdp,
+    async tap([x, y]) {
+      await send('touchStart', [{x, y}]);
+      await send('touchEnd', []);
+      await p.waitForTimeout(150);
     },
-  });
-  const centre = r => [(r[0] + r[2]) / 2, (r[1] + r[3]) / 2];
-  async function touchOf(p) {
-    const cdp = await p.context().newCDPSession(p);
-    const send = (type, pts) => cdp.send('Input.dispatchTouchEvent', {type, touchPoints: pts});
-    return {
-      cdp,
-      async tap([x, y]) {
-        await send('touchStart', [{x, y}]);
-        await send('touchEnd', []);
-        await p.waitForTimeout(150);
-      },
-      // A drag from y0 to y1 at x in moves of `px`; `hold` ms of a still finger before it lifts (no fling).
-      async drag(x, y0, y1, hold, px = 20) {
-        await send('touchStart', [{x, y: y0}]);
-        const step = y1 < y0 ? -px : px;
-        for (let y = y0 + step; step < 0 ? y >= y1 : y <= y1; y += step) await send('touchMove', [{x, y}]);
-        if (hold) await p.waitForTimeout(hold);
-        await send('touchEnd', []);
-      },
-      // The same drag with the events' own times set, as a phone's touch screen stamps them: one move every
-      // `every` ms, the lift `hold` ms after the last move. The page reads the fling's speed from these
-      // stamps (event.timeStamp), so a busy machine that delivers the events late cannot change it.
-      async timedDrag(x, y0, y1, {px = 20, every = 16, hold = 0} = {}) {
-        let at = await p.evaluate(() => (performance.timeOrigin + performance.now()) / 1000);  // CDP: seconds since 1970
-        const timed = (type, pts) => cdp.send('Input.dispatchTouchEvent', {type, touchPoints: pts, timestamp: at});
-        await timed('touchStart', [{x, y: y0}]);
-        const step = y1 < y0 ? -px : px;
-        for (let y = y0 + step; step < 0 ? y >= y1 : y <= y1; y += step) {
-          at += every / 1000;
-          await timed('touchMove', [{x, y}]);
-        }
-        at += Math.max(hold, every) / 1000;
-        await timed('touchEnd', []);
-      },
-    };
+    // A drag from y0 to y1 at x in moves of `px`; `hold` ms of a still finger before it lifts (no fling).
+    async drag(x, y0, y1, hold, px = 20) {
+      await send('touchStart', [{x, y: y0}]);
+      const step = y1 < y0 ? -px : px;
+      for (let y = y0 + step; step < 0 ? y >= y1 : y <= y1; y += step) await send('touchMove', [{x, y}]);
+      if (hold) await p.waitForTimeout(hold);
+      await send('touchEnd', []);
+    },
+    // The same drag with the events' own times set, as a phone's touch screen stamps them: one move every
+    // `every` ms, the lift `hold` ms after the last move. The page reads the fling's speed from these
+    // stamps (event.timeStamp), so a busy machine that delivers the events late cannot change it.
+    async timedDrag(x, y0, y1, {px = 20, every = 16, hold = 0} = {}) {
+      let at = await p.evaluate(() => (performance.timeOrigin + performance.now()) / 1000);  // CDP: seconds since 1970
+      const timed = (type, pts) => cdp.send('Input.dispatchTouchEvent', {type, touchPoints: pts, timestamp: at});
+      await timed('touchStart', [{x, y: y0}]);
+      const step = y1 < y0 ? -px : px;
+      for (let y = y0 + step; step < 0 ? y >= y1 : y <= y1; y += step) {
+        at += every / 1000;
+        await timed('touchMove', [{x, y}]);
+      }
+      at += Math.max(hold, every) / 1000;
+      await timed('touchEnd', []);
+    },
+  };
+}
+// Scrolls the phone's page with still-finger drags until the control is between 200 and 650 px.
+async function bringIntoView(p, t, label) {
+  const q = page(p);
+  for (let i = 0; i < 12; i++) {
+    const r = await q.rect(label);
+    if (r && r[1] > 200 && r[3] < 650) return r;
+    // A drag by what brings the control to the middle of the screen (the whole way where it is not drawn yet,
+    // below), in 40 px moves, each of which the page draws. A downward drag starts under the verdict strip.
+    const dy = r ? Math.max(-530, Math.min(660, (r[1] + r[3]) / 2 - 425)) : 660;
+    const y0 = dy > 0 ? 780 : 250;
+    await t.drag(200, y0, y0 - dy, 150, 40);
+    await p.waitForTimeout(300);
   }
-  // Scrolls the phone's page with still-finger drags until the control is between 200 and 650 px.
-  async function bringIntoView(p, t, label) {
-    const q = page(p);
-    for (let i = 0; i < 12; i++) {
-      const r = await q.rect(label);
-      if (r && r[1] > 200 && r[3] < 650) return r;
-      const down = !r || r[1] > 650;
-      await t.drag(200, down ? 700 : 250, down ? 300 : 650, 150);
-      await p.waitForTimeout(300);
-    }
-    throw new Error(label + ' never came into view');
-  }
+  throw new Error(label + ' never came into view');
+}
 
-  // A 390x844 touch page on `hash`, its summary computed; `fn(p, q, t)` gets the page, its queries and its touch
-  // input, and the page is closed whatever happens.
-  async function onPhone(hash, fn) {
-    const p = await open(base + hash, ...phone);
-    const q = page(p), t = await touchOf(p);
-    try {
-      await waitSummary(p, s => /GiB/.test(s));
-      await fn(p, q, t);
-    } finally {
-      await t.cdp.detach();
-      await p.close();
-    }
+// A 390x844 touch page on `hash`, its summary computed; `fn(p, q, t)` gets the page, its queries and its touch
+// input, and the page is closed whatever happens.
+async function onPhone({base, open, waitSummary}, hash, fn) {
+  const p = await open(base + hash, ...phone);
+  const q = page(p), t = await touchOf(p);
+  try {
+    await waitSummary(p, s => /GiB/.test(s));
+    await fn(p, q, t);
+  } finally {
+    await t.cdp.detach();
+    await p.close();
   }
+}
 
+export async function interactionChecks(ctx) {
+  await phoneScrollChecks(ctx);
+  await phoneFormChecks(ctx);
+  await desktopChecks(ctx);
+  await keyboardCheck(ctx);
+}
+
+// On a 390x844 phone: the form under the finger, the verdict strip, flings.
+async function phoneScrollChecks(ctx) {
+  const {base, open, openHost, check, assert, out, waitSummary} = ctx;
   await check('phone: the control tapped stays under the finger when Apply rows appear above it (scroll anchoring)', async () => {
     // micro-batch 2 fits the 90 % target; 4 does not, and the verdict grows three Apply rows above the form.
-    await onPhone('#v=1&model=llama-3.1-8b&method=lora&micro_batch=2', async (p, q, t) => {
+    await onPhone(ctx, '#v=1&model=llama-3.1-8b&method=lora&micro_batch=2', async (p, q, t) => {
       const field = await bringIntoView(p, t, 'Micro-batch');
       const h = field[3] - field[1], plus = [field[2] + 4 + h + 4 + h / 2, (field[1] + field[3]) / 2];
       await t.tap(plus);
@@ -111,7 +108,7 @@ export async function interactionChecks({base, open, openHost, check, assert, ou
   });
 
   await check('phone: a swipe flings (the content glides on after the finger lifts), a held finger does not', async () => {
-    await onPhone('#v=1&model=llama-3.1-8b&method=lora', async (p, q, t) => {
+    await onPhone(ctx, '#v=1&model=llama-3.1-8b&method=lora', async (p, q, t) => {
       await p.waitForTimeout(300);
       const s0 = await q.scroll(200, 400);
       // A quick 240 px swipe up, lifted while moving: moves of 20 px 16 ms apart by the events' own clock, as
@@ -132,9 +129,13 @@ export async function interactionChecks({base, open, openHost, check, assert, ou
       assert(Math.abs(await q.scroll(200, 400) - h1) < 1, 'a held finger flung');
     });
   });
+}
 
+// On a 390x844 phone: the copy confirmation, the keyboard each field raises, combo rows a fingertip can hit.
+async function phoneFormChecks(ctx) {
+  const {base, open, openHost, check, assert, out, waitSummary} = ctx;
   await check('phone: Copy link confirms on the button; number fields raise a numeric or decimal keyboard; the field stays in view when the keyboard takes the bottom', async () => {
-    await onPhone('#v=1&model=llama-3.1-8b&method=lora', async (p, q, t) => {
+    await onPhone(ctx, '#v=1&model=llama-3.1-8b&method=lora', async (p, q, t) => {
       await p.waitForTimeout(300);
       await t.tap(centre(await q.rect('Copy link###link')));
       await q.until(() => q.rect('Link copied###link'), r => r !== null, 'the button does not say the link was copied');
@@ -155,7 +156,7 @@ export async function interactionChecks({base, open, openHost, check, assert, ou
   });
 
   await check('phone: a combo\'s rows are at least 44 CSS px tall, the GPU list stays inside the screen and is opaque', async () => {
-    await onPhone('#v=1&model=llama-3.1-8b&method=lora', async (p, q, t) => {
+    await onPhone(ctx, '#v=1&model=llama-3.1-8b&method=lora', async (p, q, t) => {
       await t.tap(centre(await bringIntoView(p, t, 'GPU selector')));
       const pop = await q.until(() => q.rect('popup'), r => r !== null, 'the GPU list did not open');
       const row = await q.rect('popup-row');
@@ -164,7 +165,11 @@ export async function interactionChecks({base, open, openHost, check, assert, ou
       assert(row[3] - row[1] >= 44 - 8, `a row is ${row[3] - row[1]} px tall (want 44 with the spacing)`);
     });
   });
+}
 
+// On a desktop: the importer in sight, paste and drag anywhere, the wheel latched to its panel.
+async function desktopChecks(ctx) {
+  const {base, open, openHost, check, assert, out, waitSummary} = ctx;
   await check('desktop: the importer is in sight, Ctrl+V of a vllm line imports it, its status goes stale after an edit, a dragged file shows where to drop', async () => {
     const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora', {width: 1400, height: 900});
     const q = page(p);
@@ -207,7 +212,11 @@ export async function interactionChecks({base, open, openHost, check, assert, ou
     assert(moved >= 300, `the panel moved ${moved} px`);
     await p.close();
   });
+}
 
+// From the keyboard alone.
+async function keyboardCheck(ctx) {
+  const {base, open, openHost, check, assert, out, waitSummary} = ctx;
   await check('keyboard: Enter opens the GPU list on the current GPU, type-ahead finds a row, digits edit a focused number field, Enter picks the only search match', async () => {
     const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora&gpu=h100', {width: 1400, height: 900});
     const q = page(p);
@@ -239,155 +248,5 @@ export async function interactionChecks({base, open, openHost, check, assert, ou
     await p.keyboard.press('Enter');
     await q.until(() => q.field('/model'), m => /mixtral/.test(m), 'Enter did not pick the only match');
     await p.close();
-  });
-
-  await check('wording: the AdamW step shows its default; inference names its charts without "training step"', async () => {
-    const p = await open(base + '#v=1&model=llama-3.1-8b&method=full&optimizer=adamw', {width: 1400, height: 900});
-    const q = page(p);
-    await q.until(() => q.field('/adamw_impl'), v => typeof v === 'string' && v.length > 0, 'the AdamW step is blank');
-    await p.close();
-    const r = await open(base + '#v=1&model=qwen2.5-7b&workload=infer&framework=vllm', {width: 1400, height: 900});
-    const qr = page(r);
-    await qr.until(() => qr.rect('Memory curves###curves'), x => x !== null, 'the inference charts title is not "Memory curves"');
-    await r.close();
-  });
-
-  // Issue 41 item 8: what the page says reads right. The page's summary (#summary, what a screen reader
-  // reads) carries the lines drawn under the verdict and in "Largest batch and context", so the checks read
-  // what a person sees; the screenshots show the same.
-  const shot = async (p, name) => fs.writeFileSync(path.join(out, name), await p.screenshot());
-  const summaryOf = p => p.$eval('#summary', el => el.textContent);
-
-  await check('wording: a link carries only the keys that apply (a vLLM link no method, lora, seq_len or sharding) and opens on the same bill', async () => {
-    // 2400 px tall: every control on screen.
-    const p = await open(base + '#v=1&model=llama-3.1-8b&method=lora&lora.rank=16&seq_len=4096&sharding=zero2&micro_batch=2', {width: 1400, height: 2400});
-    const q = page(p);
-    await waitSummary(p, s => /GiB/.test(s));
-    // Switch to serving with vLLM as a person would: the Inference radio, then vllm in the Framework list.
-    await p.mouse.click(...centre(await q.until(() => q.rect('Inference'), r => r !== null, 'no Inference radio')));
-    await q.until(() => q.field('/workload'), w => w === 'infer', 'the Inference radio did not switch');
-    await p.mouse.click(...centre(await q.until(() => q.rect('Framework'), r => r !== null, 'no Framework list')));
-    await q.until(() => q.rect('popup'), r => r !== null, 'the Framework list did not open');
-    await p.keyboard.type('vllm');
-    await p.keyboard.press('Enter');
-    await q.until(() => q.field('/framework'), f => f === 'vllm', 'vllm was not picked');
-    const hash = await q.until(() => p.evaluate(() => location.hash), h => /framework=vllm/.test(h), 'the link did not follow');
-    for (const gone of ['method=', 'lora.', 'seq_len=', 'sharding=', 'micro_batch='])
-      assert(!hash.includes('&' + gone), `the vLLM link still carries ${gone}: ${hash}`);
-    assert(/&workload=infer/.test(hash) && /&model=llama-3.1-8b/.test(hash), 'the link lost what applies: ' + hash);
-    // The link opens on the same bill and the same answers.
-    const answers = await summaryOf(p);
-    const r = await open(base + hash, {width: 1400, height: 2400});
-    await waitSummary(r, s => s === answers);
-    assert(r.errors.length === 0 && p.errors.length === 0, 'console errors: ' + [...p.errors, ...r.errors].join(' | '));
-    await r.close();
-    await p.close();
-  });
-
-  await check('wording: the longest context stops at max_model_len (with a note) and the GPU table stops there too', async () => {
-    const p = await open(base + '#v=1&model=llama-3.1-8b&workload=infer&framework=vllm&max_model_len=8192', {width: 1400, height: 1400});
-    const s = await waitSummary(p, t => /Longest context/.test(t));
-    assert(/Longest context at batch \d+: 8192 tokens/.test(s), 'the longest context is not max_model_len: ' + s);
-    const api = await p.evaluate(async () => {
-      const v = await window.vramcalc.ready;
-      const sc = {model: 'llama-3.1-8b', workload: 'infer', framework: 'vllm', max_model_len: 8192};
-      return {notes: v.estimate(sc).notes || [], contexts: v.solveCatalog(sc).map(f => f.max_context),
-              gpt2: v.solveCatalog({model: 'gpt2', method: 'full'}).map(f => f.max_seq_len)};
-    });
-    assert(api.notes.some(n => n.startsWith('longest context capped at max_model_len 8192')), 'no note: ' + api.notes);
-    assert(Math.max(...api.contexts) === 8192, 'the catalog goes past max_model_len: ' + Math.max(...api.contexts));
-    assert(Math.max(...api.gpt2) === 1024, "the catalog's longest sequence goes past GPT-2's 1024 positions: " + Math.max(...api.gpt2));
-    await shot(p, 'screenshot-max-model-len.png');
-    await p.close();
-  });
-
-  await check('wording: the rule of thumb compares like with like under vLLM and ZeRO-3', async () => {
-    const p = await open(base + '#v=1&model=llama-3.1-8b&workload=infer&framework=vllm&gpu=h100-80gb', {width: 1400, height: 900});
-    let s = await waitSummary(p, t => /Rule of thumb/.test(t));
-    let m = s.match(/Rule of thumb: [\d.]+ GiB, ([+-]\d+) % against this bill without the KV blocks vLLM reserves beyond the batch/);
-    assert(m && Math.abs(+m[1]) <= 20, 'vLLM: ' + s);
-    await shot(p, 'screenshot-rule-of-thumb-vllm.png');
-    await p.close();
-    const z = await open(base + '#v=1&model=qwen2.5-7b&method=full&num_gpus=8&sharding=zero3', {width: 1400, height: 900});
-    s = await waitSummary(z, t => /Rule of thumb/.test(t));
-    m = s.match(/Rule of thumb: ([\d.]+) GiB, ([+-]\d+) % against this bill/);
-    // 16 B per parameter over 8 ranks (ZeRO paper Sec. 5), not the whole model's 16 B on each GPU.
-    assert(m && Math.abs(+m[1] - 14.19) < 0.05 && +m[2] < 0, 'ZeRO-3: ' + s);
-    await z.close();
-  });
-
-  await check('wording: counts say "none, not even 1" where nothing fits, never "0"', async () => {
-    const p = await open(base + '#v=1&model=llama-3.1-70b&workload=infer&gpu=rtx-3060-12gb', {width: 1400, height: 1100});
-    const s = await waitSummary(p, t => /Most concurrent/.test(t));
-    assert(/Most concurrent sequences on the .*: none, not even 1/.test(s), s);
-    assert(/Longest context at batch \d+: none fits/.test(s), s);
-    assert(!/: 0( |$|\n)/m.test(s), 'a count of 0: ' + s);
-    await shot(p, 'screenshot-none-fits.png');
-    await p.close();
-    // A model known only by its size has no batch or length to solve for: said so, not "0" or "none".
-    const c = await open(base + '#v=1&model.name=mine&model.parameters=7000000000', {width: 1400, height: 900});
-    const t = await waitSummary(c, x => /parameter count/.test(x));
-    assert(/No largest batch or longest sequence: a model known only by its parameter count/.test(t) && !/: 0( |$|\n)/m.test(t), t);
-    await c.close();
-  });
-
-  await check('wording: a CNN shows images and images/s, no sequence length', async () => {
-    const p = await open(base + '#v=1&model=resnet50&micro_batch=64', {width: 1400, height: 1400});
-    const q = page(p);
-    const s = await waitSummary(p, t => /images\/s/.test(t));
-    assert(!/tokens/.test(s), 'a CNN speaks of tokens: ' + s);
-    await q.until(() => q.rect('Micro-batch'), r => r !== null, 'no micro-batch field');
-    assert(await q.rect('Sequence length') === null, 'a CNN shows a sequence length');
-    assert(await q.rect('Dataset images') !== null, 'the dataset is not counted in images');
-    await shot(p, 'screenshot-cnn.png');
-    await p.close();
-  });
-
-  // A hover answer (the bar's tooltip) must not stay in an embedded frame once the pointer has left it: by
-  // moving out, by the host scrolling the frame away, by leaving the window, by a drag that ends outside.
-  await check('embed: a tooltip goes when the pointer leaves the frame', async () => {
-    const {host, frame} = await openHost({width: 1000, height: 900});
-    await host.waitForTimeout(500);
-    const calc = host.locator('#calc');
-    const before = await calc.screenshot();
-    // The bill's bar under the verdict answers a hover with a tooltip (charts.cpp).
-    let shown = null;
-    for (const y of [350, 370, 390, 410, 430]) {
-      await host.mouse.move(100, y, {steps: 2});
-      await host.waitForTimeout(400);
-      const now = await calc.screenshot();
-      if (!now.equals(before)) { shown = y; break; }
-    }
-    fs.writeFileSync(path.join(out, 'screenshot-embed-tooltip.png'), await host.screenshot());
-    assert(shown !== null, 'no hover answer found over the embed');
-    // The host page scrolls the frame away from under a still pointer, and back.
-    await host.evaluate(() => window.scrollTo(0, 700));
-    await host.waitForTimeout(600);
-    await host.evaluate(() => window.scrollTo(0, 0));
-    await host.waitForTimeout(600);
-    fs.writeFileSync(path.join(out, 'screenshot-embed-scrolled.png'), await host.screenshot());
-    const scrolledAway = (await calc.screenshot()).equals(before);
-    await host.mouse.move(100, shown, {steps: 1});
-    await host.waitForTimeout(400);
-    await host.mouse.move(100, 150, {steps: 1});  // out of the frame, up into the host's text
-    await host.waitForTimeout(800);
-    fs.writeFileSync(path.join(out, 'screenshot-embed-left.png'), await host.screenshot());
-    const movedAway = (await calc.screenshot()).equals(before);
-    await host.mouse.move(100, shown, {steps: 1});
-    await host.waitForTimeout(400);
-    await host.mouse.move(-5, -5, {steps: 1});  // out of the window
-    await host.waitForTimeout(800);
-    const outOfWindow = (await calc.screenshot()).equals(before);
-    await host.mouse.move(100, shown, {steps: 1});
-    await host.waitForTimeout(400);
-    await host.mouse.down();
-    await host.mouse.move(100, 150, {steps: 3});
-    await host.mouse.up();
-    await host.waitForTimeout(800);
-    fs.writeFileSync(path.join(out, 'screenshot-embed-dragged-out.png'), await host.screenshot());
-    const draggedOut = (await calc.screenshot()).equals(before);
-    const stale = Object.entries({scrolledAway, movedAway, outOfWindow, draggedOut}).filter(([, gone]) => !gone).map(([k]) => k);
-    assert(stale.length === 0, 'the frame still shows the hover answer after the pointer left: ' + stale.join(', '));
-    await host.close();
   });
 }

@@ -17,7 +17,8 @@
 // summary. The checks live in modules by concept, run in this order: page_checks.mjs (what the page
 // shows), input_checks.mjs (idle and input), page_checks.mjs again (the embed snippet, screenshots),
 // file_checks.mjs (checkpoints over a fake Hub, dropped configs, refused files, a pasted print(model)),
-// interaction.mjs (issue 41's phone, desktop and keyboard use), then measure.mjs under --measure. They
+// interaction.mjs (issue 41's phone, desktop and keyboard use), wording_checks.mjs (what the page says, the
+// embed's tooltip), then measure.mjs under --measure. They
 // share harness.mjs's helpers through one context object.
 import fs from 'node:fs';
 import http from 'node:http';
@@ -28,6 +29,7 @@ import {fileChecks} from './file_checks.mjs';
 import {harness} from './harness.mjs';
 import {inputChecks} from './input_checks.mjs';
 import {interactionChecks} from './interaction.mjs';
+import {wordingChecks} from './wording_checks.mjs';
 import {measurePage} from './measure.mjs';
 import {pageChecks, screenshotChecks} from './page_checks.mjs';
 
@@ -96,6 +98,7 @@ await inputChecks(ctx);
 await screenshotChecks(ctx);
 await fileChecks(ctx);
 await interactionChecks(ctx);
+await wordingChecks(ctx);
 if (args.measure) await measurePage(ctx);
 await browser.close();
 server.close();

@@ -9,7 +9,8 @@
 #include <string_view>
 
 namespace vramcalc::detail {
-namespace {
+// Named, not anonymous: ModuleList::Pattern, a class of the header, holds one (GCC's -Wsubobject-linkage).
+namespace module_regex {
 
 // The regular expressions exclusion lists use (".*mlp.gate$", "re:.*self_attn.*",
 // "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"): literals, '.', escapes, [classes], groups "(...)" / "(?:...)",
@@ -206,11 +207,13 @@ private:
     }
 };
 
+}  // namespace module_regex
+using module_regex::Regex;
+
 // One entry of an exclusion (or target) list, read as the producers write them: "re:<regex>" (compressed-
 // tensors), a glob with '*' (ModelOpt's fnmatch, gpt-oss's "model.layers.*.self_attn"), or a literal module
 // name matched as a run of whole dotted segments ("lm_head", "gate", or one layer's
 // "model.layers.4.mixer.in_proj"). Layer and expert indices of literals become '#', counted per name.
-}  // namespace
 
 struct ModuleList::Pattern {
     std::string text;  // literal with '#' indices, or the pattern as given
