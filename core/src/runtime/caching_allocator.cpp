@@ -41,8 +41,7 @@ void CachingAllocator::pool_add(std::int64_t id) {
     if (spare_.empty()) {
         pool.insert(key(id));
     } else {
-        auto node = std::move(spare_.back());
-        spare_.pop_back();
+        auto node = spare_.extract(spare_.begin());
         node.value() = key(id);
         pool.insert(std::move(node));
     }
@@ -51,7 +50,7 @@ void CachingAllocator::pool_add(std::int64_t id) {
 }
 void CachingAllocator::pool_remove(std::int64_t id) {
     Block& b = at(id);
-    if (auto node = pools_[b.small ? 1 : 0].extract(key(id))) spare_.push_back(std::move(node));
+    spare_.insert(pools_[b.small ? 1 : 0].extract(key(id)));
     if (b.whole) whole_free_bytes_ -= b.size;
     b.whole = false;
 }
@@ -114,17 +113,13 @@ void CachingAllocator::free(Handle id) {
 
 // Only blocks that are a whole segment can be released; they are tracked as they enter and leave the pools.
 void CachingAllocator::empty_cache() {
-    std::vector<std::int64_t> whole;
-    for (const auto& pool : pools_)
-        for (const Key& k : pool)
-            if (at(k.id).whole) whole.push_back(k.id);
-    for (const std::int64_t id : whole) {
-        const std::int64_t size = at(id).size;
-        pool_remove(id);
-        reserved_ -= size;
-        at(id) = Block{};
-        at(id).gone = true;
-    }
+    for (std::int64_t id = 1; id < next_id_; ++id)
+        if (at(id).whole) {
+            reserved_ -= at(id).size;
+            pool_remove(id);
+            at(id) = Block{};
+            at(id).gone = true;
+        }
 }
 
 }  // namespace vramcalc::detail

@@ -57,7 +57,7 @@ private:
     // of the pools millions of times: allocating a node for each was half of an estimate's time. (A sorted or an
     // unordered vector instead was slower under the sanitizer build: its memmove goes byte by byte, and its
     // coverage hooks are called on every comparison of a linear scan.)
-    std::vector<std::set<Key>::node_type> spare_;
+    std::set<Key> spare_;  // of the pools' type, not a vector of node handles: less code in the page's wasm
     std::int64_t next_id_ = 1, segments_ = 0;
     std::int64_t reserved_ = 0, allocated_ = 0, whole_free_bytes_ = 0;
 };
