@@ -111,7 +111,7 @@ void CachingAllocator::free(Handle id) {
     pool_add(id);
 }
 
-// Only blocks that are a whole segment can be released; they are tracked as they enter and leave the pools.
+// Only blocks that are a whole segment can be released: the free ones marked `whole` as they entered a pool.
 void CachingAllocator::empty_cache() {
     for (std::int64_t id = 1; id < next_id_; ++id)
         if (at(id).whole) {

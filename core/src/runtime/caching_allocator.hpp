@@ -44,7 +44,6 @@ private:
             if (a.offset != b.offset) return a.offset < b.offset;
             return a.id < b.id;
         }
-        friend bool operator==(const Key& a, const Key& b) = default;
     };
     Key key(std::int64_t id) const;
     void pool_add(std::int64_t id);
